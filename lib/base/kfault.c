@@ -1,0 +1,272 @@
+/*
+ * kfault.c - the fault plan and its counters.
+ *
+ * Counters are atomics without scheduling points (ks_atomic_add_quiet): a
+ * plan must not change the interleavings a controlled run explores, and
+ * under the controlled scheduler only one logical thread runs at a time, so
+ * "the n-th hit" is deterministic there.
+ */
+#include "kfault.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/ksched.h"
+
+static const kfault_site_info_t kfault_table[] = {
+#define KFAULT_ROW(name, num, text, desc) {KFAULT_##name, text, desc},
+	KFAULT_SITES(KFAULT_ROW)
+#undef KFAULT_ROW
+};
+
+static kfault_plan_t kfault_plan;
+static _Atomic int kfault_armed;
+static ks_atomic_t kfault_hits[KFAULT_PLAN_MAX];
+static ks_atomic_t kfault_fired_count;
+
+const kfault_site_info_t *kfault_sites(size_t *n)
+{
+	*n = sizeof(kfault_table) / sizeof(kfault_table[0]);
+	return kfault_table;
+}
+
+const char *kfault_site_name(kfault_site_t site)
+{
+	if (site == KFAULT_SITE_ANY)
+		return "any";
+	for (size_t i = 0; i < sizeof(kfault_table) / sizeof(kfault_table[0]); i++)
+		if (kfault_table[i].site == site)
+			return kfault_table[i].name;
+	return "?";
+}
+
+int kfault_site_lookup(const char *name)
+{
+	char *end;
+	long num;
+
+	if (strcmp(name, "any") == 0)
+		return KFAULT_SITE_ANY;
+	num = strtol(name, &end, 10);
+	for (size_t i = 0; i < sizeof(kfault_table) / sizeof(kfault_table[0]); i++) {
+		if (*end == 0 && end != name && kfault_table[i].site == num)
+			return (int)num;
+		if (strcmp(kfault_table[i].name, name) == 0)
+			return (int)kfault_table[i].site;
+	}
+	return -1;
+}
+
+void kfault_set_plan(const kfault_plan_t *plan)
+{
+	atomic_store(&kfault_armed, 0);
+	memset(&kfault_plan, 0, sizeof(kfault_plan));
+	if (plan && plan->n <= KFAULT_PLAN_MAX)
+		kfault_plan = *plan;
+	for (int i = 0; i < KFAULT_PLAN_MAX; i++)
+		atomic_store(&kfault_hits[i].v, 0);
+	atomic_store(&kfault_fired_count.v, 0);
+	atomic_store(&kfault_armed, kfault_plan.n > 0);
+}
+
+void kfault_clear(void)
+{
+	kfault_set_plan(NULL);
+}
+
+uint64_t kfault_fired(void)
+{
+	return (uint64_t)ks_atomic_peek(&kfault_fired_count);
+}
+
+/* Count one hit of every entry of this kind that matches; return the entry
+ * whose n-th hit this is, or -1. */
+static int kfault_hit(kfault_kind_t kind, uint32_t site)
+{
+	int fired = -1;
+
+	if (!atomic_load_explicit(&kfault_armed, memory_order_relaxed))
+		return -1;
+	for (uint32_t i = 0; i < kfault_plan.n; i++) {
+		const kfault_entry_t *e = &kfault_plan.e[i];
+
+		if (e->kind != kind)
+			continue;
+		if (kind == KFAULT_FAIL_ALLOC && e->site != KFAULT_SITE_ANY && e->site != site)
+			continue;
+		if (ks_atomic_add_quiet(&kfault_hits[i], 1) + 1 == (int64_t)e->nth && fired < 0)
+			fired = (int)i;
+	}
+	if (fired >= 0)
+		ks_atomic_add_quiet(&kfault_fired_count, 1);
+	return fired;
+}
+
+bool kfault_alloc_fails(kfault_site_t site)
+{
+	return kfault_hit(KFAULT_FAIL_ALLOC, site) >= 0;
+}
+
+uint32_t kfault_exec_status(void)
+{
+	int i = kfault_hit(KFAULT_EXEC_STATUS, 0);
+
+	return i < 0 ? 0 : kfault_plan.e[i].arg;
+}
+
+uint32_t kfault_exec_delay(void)
+{
+	int i = kfault_hit(KFAULT_EXEC_DELAY, 0);
+
+	return i < 0 ? 0 : kfault_plan.e[i].arg;
+}
+
+bool kfault_exec_hangs(void)
+{
+	return kfault_hit(KFAULT_EXEC_HANG, 0) >= 0;
+}
+
+bool kfault_queue_full(void)
+{
+	return kfault_hit(KFAULT_QUEUE_FULL, 0) >= 0;
+}
+
+static bool kfault_parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return false;
+	v = strtoul(s, &end, 10);
+	if (*end || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool kfault_status_ok(uint32_t st)
+{
+	return st == 1003 || st == 1004 || st == 1202 || st == 5 || st == 1204;
+}
+
+/* Parse one "kind:a[:b]" entry (modified in place). */
+static int kfault_parse_entry(char *tok, kfault_entry_t *e, char *err, size_t errlen)
+{
+	char *f[3] = {NULL, NULL, NULL};
+	int nf = 0;
+	char *save = NULL;
+
+	for (char *p = strtok_r(tok, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+		if (nf == 3)
+			goto bad;
+		f[nf++] = p;
+	}
+	memset(e, 0, sizeof(*e));
+	if (nf == 3 && strcmp(f[0], "alloc") == 0) {
+		int site = kfault_site_lookup(f[1]);
+
+		if (site < 0) {
+			snprintf(err, errlen, "unknown fault site '%s'", f[1]);
+			return -1;
+		}
+		e->kind = KFAULT_FAIL_ALLOC;
+		e->site = (uint32_t)site;
+		if (!kfault_parse_u32(f[2], &e->nth) || !e->nth)
+			goto bad;
+		return 0;
+	}
+	if (nf == 3 && (strcmp(f[0], "status") == 0 || strcmp(f[0], "delay") == 0)) {
+		e->kind = f[0][0] == 's' ? KFAULT_EXEC_STATUS : KFAULT_EXEC_DELAY;
+		if (!kfault_parse_u32(f[1], &e->arg) || !kfault_parse_u32(f[2], &e->nth) || !e->nth)
+			goto bad;
+		if (e->kind == KFAULT_EXEC_STATUS && !kfault_status_ok(e->arg)) {
+			snprintf(err, errlen, "status %u is not one of 1003 1004 1202 5 1204", e->arg);
+			return -1;
+		}
+		return 0;
+	}
+	if (nf == 2 && (strcmp(f[0], "qfull") == 0 || strcmp(f[0], "hang") == 0)) {
+		e->kind = f[0][0] == 'q' ? KFAULT_QUEUE_FULL : KFAULT_EXEC_HANG;
+		if (!kfault_parse_u32(f[1], &e->nth) || !e->nth)
+			goto bad;
+		return 0;
+	}
+bad:
+	snprintf(err, errlen, "bad fault entry (want alloc:SITE:N, status:ST:N, delay:K:N, qfull:N or hang:N)");
+	return -1;
+}
+
+int kfault_plan_parse(const char *text, kfault_plan_t *plan, char *err, size_t errlen)
+{
+	char buf[512];
+	char *save = NULL;
+
+	memset(plan, 0, sizeof(*plan));
+	if (strlen(text) >= sizeof(buf)) {
+		snprintf(err, errlen, "fault plan longer than %zu characters", sizeof(buf) - 1);
+		return -1;
+	}
+	strcpy(buf, text);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (plan->n == KFAULT_PLAN_MAX) {
+			snprintf(err, errlen, "more than %d fault entries", KFAULT_PLAN_MAX);
+			return -1;
+		}
+		if (kfault_parse_entry(tok, &plan->e[plan->n], err, errlen))
+			return -1;
+		plan->n++;
+	}
+	return 0;
+}
+
+int kfault_plan_format(const kfault_plan_t *plan, char *buf, size_t len)
+{
+	int off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (uint32_t i = 0; i < plan->n && i < KFAULT_PLAN_MAX; i++) {
+		const kfault_entry_t *e = &plan->e[i];
+		const char *sep = i ? "," : "";
+		size_t room = (size_t)off < len ? len - (size_t)off : 0;
+		char *at = room ? buf + off : NULL;
+
+		switch (e->kind) {
+		case KFAULT_FAIL_ALLOC:
+			off += snprintf(at, room, "%salloc:%s:%u", sep,
+					kfault_site_name((kfault_site_t)e->site), e->nth);
+			break;
+		case KFAULT_EXEC_STATUS:
+			off += snprintf(at, room, "%sstatus:%u:%u", sep, e->arg, e->nth);
+			break;
+		case KFAULT_EXEC_DELAY:
+			off += snprintf(at, room, "%sdelay:%u:%u", sep, e->arg, e->nth);
+			break;
+		case KFAULT_QUEUE_FULL:
+			off += snprintf(at, room, "%sqfull:%u", sep, e->nth);
+			break;
+		case KFAULT_EXEC_HANG:
+			off += snprintf(at, room, "%shang:%u", sep, e->nth);
+			break;
+		}
+	}
+	return off;
+}
+
+int kfault_plan_from_env(void)
+{
+	const char *s = getenv("KMGR_FAULT");
+	kfault_plan_t plan;
+	char err[160];
+
+	if (!s || !*s)
+		return 0;
+	if (kfault_plan_parse(s, &plan, err, sizeof(err))) {
+		fprintf(stderr, "KMGR_FAULT: %s\n", err);
+		return -1;
+	}
+	kfault_set_plan(&plan);
+	return 0;
+}

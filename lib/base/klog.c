@@ -1,0 +1,64 @@
+/*
+ * klog.c - level filter and sink.  The level and sink are process-wide and
+ * set before threads start (tests, tools); emission may come from any thread.
+ */
+#include "klog.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Atomic int klog_level = -1; /* -1: not read from the environment yet */
+static klog_sink_fn klog_sink;
+static void *klog_sink_ctx;
+
+static const char *const klog_names[] = {"error", "warn", "info", "debug"};
+
+void klog_reload_env(void)
+{
+	const char *s = getenv("KMGR_LOG_LEVEL");
+	int level = KLOG_WARN;
+
+	if (s && *s) {
+		for (int i = 0; i < 4; i++)
+			if (strcmp(s, klog_names[i]) == 0 || (s[0] == '0' + i && s[1] == 0))
+				level = i;
+	}
+	atomic_store(&klog_level, level);
+}
+
+void klog_set_level(klog_level_t level)
+{
+	atomic_store(&klog_level, (int)level);
+}
+
+klog_level_t klog_get_level(void)
+{
+	if (atomic_load(&klog_level) < 0)
+		klog_reload_env();
+	return (klog_level_t)atomic_load(&klog_level);
+}
+
+void klog_set_sink(klog_sink_fn fn, void *ctx)
+{
+	klog_sink = fn;
+	klog_sink_ctx = ctx;
+}
+
+void klog_emit(klog_level_t level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if ((int)level > (int)klog_get_level())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (klog_sink) {
+		klog_sink(klog_sink_ctx, level, line);
+		return;
+	}
+	fprintf(stderr, "kmgr %s: %s\n", klog_names[level], line);
+}

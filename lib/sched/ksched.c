@@ -1,0 +1,123 @@
+/*
+ * ksched.c - the production backend's out-of-line parts: object set-up,
+ * time, threads and the drain spin.  The hot calls are inline in ksched.h.
+ */
+#include "ksched.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <time.h>
+
+_Atomic int ks__ctl_active;
+
+int ks_mutex_init(ks_mutex_t *m)
+{
+	atomic_init(&m->ctl_owner, 0);
+	return pthread_mutex_init(&m->pm, NULL);
+}
+
+void ks_mutex_destroy(ks_mutex_t *m)
+{
+	pthread_mutex_destroy(&m->pm);
+}
+
+int ks_rwlock_init(ks_rwlock_t *l)
+{
+	atomic_init(&l->ctl_writer, 0);
+	atomic_init(&l->ctl_readers, 0);
+	return pthread_rwlock_init(&l->prw, NULL);
+}
+
+void ks_rwlock_destroy(ks_rwlock_t *l)
+{
+	pthread_rwlock_destroy(&l->prw);
+}
+
+int ks_cond_init(ks_cond_t *c)
+{
+	atomic_init(&c->ctl_seq, 0);
+	return pthread_cond_init(&c->pc, NULL);
+}
+
+void ks_cond_destroy(ks_cond_t *c)
+{
+	pthread_cond_destroy(&c->pc);
+}
+
+int ks_sem_init(ks_sem_t *s, unsigned value)
+{
+	int rc = ks_mutex_init(&s->m);
+
+	if (rc)
+		return rc;
+	rc = ks_cond_init(&s->c);
+	if (rc) {
+		ks_mutex_destroy(&s->m);
+		return rc;
+	}
+	s->count = value;
+	atomic_init(&s->ctl_count, (long)value);
+	return 0;
+}
+
+void ks_sem_destroy(ks_sem_t *s)
+{
+	ks_cond_destroy(&s->c);
+	ks_mutex_destroy(&s->m);
+}
+
+void ks_usleep_prod(uint64_t us)
+{
+	struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+void ks_yield_prod(void)
+{
+	sched_yield();
+}
+
+uint64_t ks_now_ns_prod(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int ks_thread_create_at(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
+			const char *site)
+{
+	int rc;
+
+	if (ks_controlled())
+		return ks_ctl_thread_create(t, name, fn, arg, site);
+	t->ctl_id = -1;
+	rc = pthread_create(&t->pt, NULL, fn, arg);
+	if (rc == 0 && name)
+		pthread_setname_np(t->pt, name); /* best effort: names over 15 chars are refused */
+	return rc;
+}
+
+int ks_thread_join_at(ks_thread_t *t, void **ret, const char *site)
+{
+	if (t->ctl_id >= 0)
+		return ks_ctl_thread_join(t, ret, site);
+	return pthread_join(t->pt, ret);
+}
+
+uint64_t ks_spin_wait_zero_at(ks_atomic_t *ctr, uint64_t sleep_us, uint64_t warn_every,
+			      ks_spin_warn_fn warn, void *ctx, const char *site)
+{
+	uint64_t iters = 0;
+
+	while (ks_atomic_load_at(ctr, site) != 0) {
+		ks_usleep_at(sleep_us, site);
+		/* warn at every multiple of warn_every and keep waiting: no timeout */
+		if (++iters % (warn_every ? warn_every : UINT64_MAX) == 0 && warn)
+			warn(ctx, iters);
+	}
+	return iters;
+}
