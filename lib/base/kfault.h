@@ -47,9 +47,13 @@
 	X(MODEL_PARSE, 300, "model.parse", "the parsed model record")                             \
 	X(MODEL_TENSORS, 301, "model.tensors", "the parsed tensor records")                       \
 	X(MODEL_BUILD, 302, "model.build", "the builder's output buffer")                         \
+	X(MODEL_NEW, 303, "model.new", "the builder's model record (kmodel_new)")                 \
+	X(MODEL_NEW_TENSORS, 304, "model.new_tensors", "growing the builder's tensor array")        \
 	X(NRT_MODEL, 400, "nrt.model", "an nrt_model_t")                                          \
 	X(NRT_TENSOR_INFO, 401, "nrt.tensor_info", "the array of nrt_get_model_tensor_info")      \
-	X(NRT_ERR_TRACKER, 402, "nrt.err_tracker", "an nrta error tracker")
+	X(NRT_ERR_TRACKER, 402, "nrt.err_tracker", "an nrta error tracker")                     \
+	X(NRT_EXEC_SLOT, 403, "nrt.exec_slot", "the completion slot of an nrta_execute_schedule") \
+	X(NRT_ERR_LIST, 404, "nrt.err_list", "growing the error list of an nrta error tracker")
 
 typedef enum kfault_site {
 	KFAULT_SITE_ANY = 0, /* in a plan: the n-th allocation at whatever site */

@@ -21,6 +21,13 @@
 #define KMODEL_MAX_SUBGRAPHS 256 /* the stage fan-out's thread bound */
 #define KMODEL_NAME_MAX 64
 
+/* Container constants (docs/model-format.md). */
+#define KMODEL_MAGIC "KMGRNEFF" /* 8 bytes, no NUL in the container */
+#define KMODEL_VERSION 1u
+#define KMODEL_HEADER_SIZE 108u
+#define KMODEL_FLAG_CC 0x1u
+#define KMODEL_MAX_TENSOR_BYTES (1ull << 32) /* keeps device allocations sane */
+
 typedef struct kmodel_tensor {
 	char name[NRT_TENSOR_NAME_MAX]; /* NUL-terminated, 1..255 characters */
 	nrt_tensor_usage_t usage;

@@ -34,12 +34,16 @@ typedef enum nrt_framework_type {
 	NRT_FRAMEWORK_TYPE_MXNET,
 } nrt_framework_type_t;
 
-/* Opaque handles. */
+/* Opaque handles.  The public header declares `typedef void nrt_tensor_set_t;`;
+ * kmgr-fuzz keeps a distinct struct type so the library is type-checked.
+ * Both are object pointers with the same representation, and a program that
+ * declares `nrt_tensor_set_t *set` compiles unmodified; only code that passes
+ * a `void **` where `nrt_tensor_set_t **` is expected needs a cast. */
 typedef struct nrt_model nrt_model_t;
 typedef struct nrt_tensor nrt_tensor_t;
 typedef struct nrt_tensor_set nrt_tensor_set_t;
 
-/** Initialize the runtime.  NEURON_RT_VISIBLE_CORES limits the cores;
+/** Initialize the runtime (again after nrt_close is allowed).  NEURON_RT_VISIBLE_CORES limits the cores;
  *  NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0 turns on implicit async. */
 NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
 		    const char *fal_version);
@@ -62,6 +66,10 @@ NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
 		       nrt_tensor_set_t *output_set);
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
 			      nrt_tensor_set_t *output_set, int repeat_count);
+
+/* NRT_STATUS of every call below before nrt_init: NRT_UNINITIALIZED; after
+ * nrt_close: NRT_CLOSED.  nrt_get_total_nc_count and nrt_get_visible_nc_count
+ * may be called before nrt_init, as the public header says. */
 
 /* ---- tensors ---- */
 NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int logical_nc_id,
@@ -86,11 +94,6 @@ NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char
 					nrt_tensor_t *tensor);
 NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
 					  nrt_tensor_t **tensor);
-
-/* ---- implicit async ---- */
-typedef void (*nrt_async_exec_callback_t)(void *params, uint32_t model_id, uint32_t vnc,
-					  uint64_t job_id, NRT_STATUS status);
-NRT_STATUS nrt_register_async_exec_callback(nrt_async_exec_callback_t callback, void *params);
 
 #ifdef __cplusplus
 }

@@ -16,16 +16,22 @@
 extern "C" {
 #endif
 
-/* A sequence number: (tail & 0xFFFFFFFFFFFF) | (xu_id << 48). */
+/* A sequence number: the execution unit id in the top 16 bits, a strictly
+ * ordered sequence number in the low 48: (tail & NRTA_SEQ_NUM_MASK) | (xu_id << 48). */
 typedef uint64_t nrta_seq_t;
-#define NRTA_SEQ_NUM_MAX 0xFFFFFFFFFFFEull
-#define NRTA_SEQ_XU_SHIFT 48
+typedef uint16_t nrta_xu_id_t;
+
+#define NRTA_SEQ_NUM_MAX ((1ull << 48) - 1)
+#define NRTA_SEQ_NUM_MASK NRTA_SEQ_NUM_MAX
+#define NRTA_SEQ_GET_SEQ_NUM(seq_id) (seq_id & NRTA_SEQ_NUM_MASK)
+#define NRTA_SEQ_GET_XU_ID(seq_id) (seq_id >> 48)
+#define NRTA_SEQ_XU_SHIFT 48 /* kmgr-fuzz addition */
 
 /* Execution units of a logical core. */
 typedef enum nrta_xu {
 	NRTA_XU_TENSOR_READ = 0,
 	NRTA_XU_TENSOR_WRITE,
-	NRTA_XU_TENSOR_COPY,
+	NRTA_XU_TENSOR_OP, /* tensor ops other than read and write */
 	NRTA_XU_COMPUTE,
 	NRTA_XU_COLLECTIVES,
 	NRTA_XU_TYPE_NUM
@@ -33,8 +39,13 @@ typedef enum nrta_xu {
 
 typedef struct nrta_error {
 	nrta_seq_t seq_id;
-	uint64_t error_code;
+	uint64_t error_code; /* NRT_STATUS, typed uint64_t for a fixed layout */
 } nrta_error_t;
+#ifdef __cplusplus
+static_assert(sizeof(nrta_error_t) == 16, "nrta_error_t must be of size 16");
+#else
+_Static_assert(sizeof(nrta_error_t) == 16, "nrta_error_t must be of size 16");
+#endif
 
 typedef struct nrta_error_tracker nrta_error_tracker_t;
 

@@ -3,6 +3,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,7 +22,9 @@ typedef enum nrt_tensor_usage {
 
 #define NRT_TENSOR_NAME_MAX 256
 
-/** dtypes for tensor data. */
+/** dtypes for tensor data (the nrt_experimental.h of the 2.x headers; the
+ *  newest public nrt.h moved this enum into nrt.h with the device's encoding,
+ *  FLOAT32 = 0xA ...: names are the same, so sources compile either way). */
 typedef enum nrt_dtype {
 	NRT_DTYPE_UNKNOWN = 0,
 	NRT_DTYPE_FLOAT32,
@@ -51,10 +54,21 @@ typedef struct nrt_tensor_info_array {
 	nrt_tensor_info_t tensor_array[]; /* array of tensor info */
 } nrt_tensor_info_array_t;
 
+/* Function definition for async exec status callbacks (public name). */
+typedef void (*NRT_ASYNC_EXEC_STATUS_CALLBACK)(void *params, uint32_t model_id, uint32_t vnc,
+					       uint64_t job_id, NRT_STATUS status);
+/* kmgr-fuzz's lower-case alias of the same type (used by lib/emu). */
+typedef NRT_ASYNC_EXEC_STATUS_CALLBACK nrt_async_exec_callback_t;
+
 /** Return input/output tensor information of a model; free it with
  *  nrt_free_model_tensor_info. */
 NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t **tensor_info);
 NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t *tensor_info);
+
+/** Register the callback that receives the status of every implicit-async
+ *  execution (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0); a second call
+ *  replaces the first.  params may be NULL. */
+NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void *params);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# ci/deps.sh - install what a fresh Debian 12 machine lacks to build and
+# test kmgr-fuzz: clang, llvm tools, compiler-rt (libFuzzer and the
+# sanitizer runtimes), AFL++, jemalloc, cmake, ninja, clang-format.
+# Idempotent: a no-op when everything is present.  Needs root to install.
+set -euo pipefail
+
+missing=()
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need_file() { compgen -G "$1" >/dev/null || missing+=("$2"); }
+
+need_cmd clang clang
+need_cmd llvm-profdata llvm
+need_cmd llvm-cov llvm
+need_cmd llvm-symbolizer llvm
+need_file "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" libclang-rt-dev
+need_cmd afl-clang-fast afl++
+need_file "/usr/include/jemalloc/jemalloc.h" libjemalloc-dev
+need_cmd cmake cmake
+need_cmd ninja ninja-build
+need_cmd clang-format clang-format
+need_cmd taskset util-linux
+need_cmd zip zip
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all present"
+	exit 0
+fi
+# unique package names
+mapfile -t pkgs < <(printf '%s\n' "${missing[@]}" | sort -u)
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing ${pkgs[*]}; run as root (sudo ci/deps.sh) or install them with apt-get" >&2
+	exit 1
+fi
+echo "deps: installing ${pkgs[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+echo "deps: done"

@@ -1,0 +1,90 @@
+/*
+ * kctl.h - driving the controlled backend: run a piece of code with exactly
+ * one logical thread at a time, every ksched.h call a scheduling point, and
+ * the choice at each point taken from a decision source.  Used by the fuzz
+ * targets, stress --controlled and the reproducer.  docs/scheduler.md
+ * explains scheduling points, the byte encoding, PCT, replay and divergence.
+ *
+ * Usage:
+ *	ks_ctl_config_t cfg;
+ *	ks_ctl_config_init(&cfg);
+ *	cfg.strategy = KS_STRAT_BYTES; cfg.bytes = data; cfg.nbytes = n;
+ *	ks_ctl_begin(&cfg);     // the calling thread becomes logical thread 0
+ *	... create threads with ks_thread_create, join them ...
+ *	ks_ctl_end(&result);    // every other logical thread must be joined
+ */
+#ifndef KCTL_H
+#define KCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ksched.h"
+
+#define KS_CTL_MAX_THREADS 64
+
+typedef enum ks_strategy {
+	KS_STRAT_BYTES = 0, /* decisions from bytes; deterministic fallback when they run out */
+	KS_STRAT_PCT,	    /* PCT with a seed and depth d */
+	KS_STRAT_RR,	    /* round-robin */
+	KS_STRAT_REPLAY,    /* a recorded trace */
+} ks_strategy_t;
+
+/* What ended a controlled run badly.  Each has a stable signature line. */
+typedef enum ks_failure {
+	KS_OK = 0,
+	KS_DEADLOCK,   /* every logical thread blocked: "KSCHED DEADLOCK" */
+	KS_HANG,       /* the step bound was hit: "KSCHED HANG" (livelock, endless drain) */
+	KS_DIVERGENCE, /* replay named a thread that is not runnable: "KSCHED DIVERGENCE" */
+} ks_failure_t;
+
+/* Called on a failure with the kind and a multi-line report (each thread's
+ * name, state and wait site).  The default prints the report to stderr and
+ * aborts, so fuzzers see a crash with a stable signature. */
+typedef void (*ks_ctl_failure_fn)(void *ctx, ks_failure_t kind, const char *report);
+
+typedef struct ks_ctl_config {
+	ks_strategy_t strategy;
+	const uint8_t *bytes; /* KS_STRAT_BYTES */
+	size_t nbytes;
+	uint64_t seed;	      /* KS_STRAT_PCT */
+	uint32_t pct_depth;   /* d >= 1 */
+	uint64_t pct_k_hint;  /* expected number of steps, for change points */
+	const uint8_t *trace; /* KS_STRAT_REPLAY: a recorded trace (ks_ctl_result_t) */
+	size_t ntrace;
+	uint64_t max_steps; /* the hang bound; 0 = default (1,000,000) */
+	ks_ctl_failure_fn on_failure;
+	void *failure_ctx;
+} ks_ctl_config_t;
+
+void ks_ctl_config_init(ks_ctl_config_t *cfg);
+
+/* Start a controlled run; the caller becomes logical thread 0 ("main").
+ * Returns 0, or -1 if a run is already active. */
+int ks_ctl_begin(const ks_ctl_config_t *cfg);
+
+typedef struct ks_ctl_result {
+	ks_failure_t failure;
+	uint64_t steps;	      /* scheduling points passed */
+	uint64_t switches;    /* times the running thread changed */
+	uint64_t preemptions; /* switches away from a thread that could have continued */
+	uint32_t threads;     /* logical threads created, main included */
+	/* The decisions taken: one byte each, the chosen logical thread's id, at
+	 * every scheduling point where more than one thread was runnable.  Owned
+	 * by the scheduler until the next ks_ctl_begin. */
+	const uint8_t *trace;
+	size_t ntrace;
+} ks_ctl_result_t;
+
+/* End the run (only thread 0, after joining every other logical thread). */
+void ks_ctl_end(ks_ctl_result_t *result);
+
+/* The trace as text ("0 1 1 0 2 ...") and back, for crash reports. */
+int ks_ctl_trace_format(const uint8_t *trace, size_t n, char *buf, size_t len);
+int ks_ctl_trace_parse(const char *text, uint8_t **trace, size_t *n); /* malloc'd */
+
+/* The current logical thread's id (0 = main), -1 outside a controlled run. */
+int ks_ctl_self(void);
+
+#endif /* KCTL_H */
