@@ -34,6 +34,8 @@
 	X(EMU_HOST_VCORE, 116, "emu.host_vcore", "a virtual core")                                \
 	X(EMU_HOST_WORK, 117, "emu.host_work", "a work item of an execution unit")                \
 	X(EMU_HOST_BIND, 118, "emu.host_bind", "the IO binding of compute resources")            \
+	X(EMU_HOST_ARENA, 119, "emu.host_arena", "the record of a core's device memory arena")   \
+	X(EMU_HOST_POOL, 120, "emu.host_pool", "the implicit-async worker pool")                  \
 	X(KMGR_DLR_MODEL, 200, "kmgr.dlr_model", "the 480-byte dlr_model record")                 \
 	X(KMGR_EXEC_RESOURCES, 201, "kmgr.exec_resources", "the 56-byte execution tracker")        \
 	X(KMGR_TDRV_RESOURCES, 202, "kmgr.tdrv_resources", "tdrv compute resources (0x20)")       \

@@ -30,19 +30,19 @@
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_status.h>
 
-#define EMU_MAX_NC 64
-#define EMU_DEFAULT_NC 4
+#define EMU_MAX_NC              64
+#define EMU_DEFAULT_NC          4
 #define EMU_DEFAULT_ARENA_BYTES (64u << 20)
 
 /* ---- the device --------------------------------------------------------- */
 
 typedef struct emu_config {
-	uint32_t nc_count;	     /* emulated NeuronCores, 1..EMU_MAX_NC */
-	uint64_t arena_bytes;	     /* device memory per core */
-	uint32_t async_queue_depth;  /* implicit-async queue bound per worker */
-	uint32_t xu_queue_depth;     /* sync/explicit XU queue bound per core */
-	uint32_t first_visible_nc;   /* NEURON_RT_VISIBLE_CORES: first core */
-	uint32_t visible_nc_count;   /* ... and how many (0 = all) */
+	uint32_t nc_count;          /* emulated NeuronCores, 1..EMU_MAX_NC */
+	uint64_t arena_bytes;       /* device memory per core */
+	uint32_t async_queue_depth; /* implicit-async queue bound per worker */
+	uint32_t xu_queue_depth;    /* sync/explicit XU queue bound per core */
+	uint32_t first_visible_nc;  /* NEURON_RT_VISIBLE_CORES: first core */
+	uint32_t visible_nc_count;  /* ... and how many (0 = all) */
 } emu_config_t;
 
 /* Defaults, then KMGR_EMU_NC_COUNT (1..64) from the environment.  Returns
@@ -74,25 +74,25 @@ void emu_set_hooks(const emu_hooks_t *hooks);
 /* An observer of execution events, for oracles and stress checks. */
 typedef enum emu_exec_event {
 	EMU_EXEC_SUBMIT,   /* a work item was accepted by an engine */
-	EMU_EXEC_START,	   /* the device began computing it */
+	EMU_EXEC_START,    /* the device began computing it */
 	EMU_EXEC_COMPLETE, /* its completion was published (status given) */
 	EMU_EXEC_CANCEL,   /* it was cancelled before it started (model stop) */
 } emu_exec_event_t;
 
 typedef void (*emu_exec_observer_fn)(void *ctx, emu_exec_event_t ev, uint64_t h_model,
-				     uint32_t h_nn, NRT_STATUS status);
+                                     uint32_t h_nn, NRT_STATUS status);
 void emu_set_exec_observer(emu_exec_observer_fn fn, void *ctx);
 
 /* ---- accounting --------------------------------------------------------- */
 typedef struct emu_accounting {
-	int64_t device_bytes;	/* live device bytes, all arenas */
-	int64_t device_allocs;	/* live device allocations */
-	int64_t host_bytes;	/* live kalloc bytes (whole library) */
-	int64_t host_allocs;	/* live kalloc blocks (whole library) */
-	int64_t objects;	/* live emulator objects: tensors, sets, vcores, ... */
-	int64_t staged_models;	/* per-core model records (kbl_model_add) */
+	int64_t device_bytes;   /* live device bytes, all arenas */
+	int64_t device_allocs;  /* live device allocations */
+	int64_t host_bytes;     /* live kalloc bytes (whole library) */
+	int64_t host_allocs;    /* live kalloc blocks (whole library) */
+	int64_t objects;        /* live emulator objects: tensors, sets, vcores, ... */
+	int64_t staged_models;  /* per-core model records (kbl_model_add) */
 	int64_t inflight_execs; /* submitted and not yet completed or cancelled */
-	int64_t async_marks;	/* tensor sets marked for async execution */
+	int64_t async_marks;    /* tensor sets marked for async execution */
 } emu_accounting_t;
 
 void emu_get_accounting(emu_accounting_t *acct);
@@ -101,16 +101,16 @@ int64_t emu_core_device_bytes(uint32_t nc);
 
 /* ---- tensors (struct nrt_tensor is private to lib/emu) ----------------- */
 NRT_STATUS kbl_tensor_allocate(nrt_tensor_placement_t placement, int logical_nc_id, size_t size,
-			       const char *name, nrt_tensor_t **tensor);
+                               const char *name, nrt_tensor_t **tensor);
 NRT_STATUS kbl_tensor_allocate_empty(const char *name, nrt_tensor_t **tensor);
 NRT_STATUS kbl_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t size);
 NRT_STATUS kbl_tensor_allocate_slice(const nrt_tensor_t *src, size_t offset, size_t size,
-				     const char *name, nrt_tensor_t **slice);
+                                     const char *name, nrt_tensor_t **slice);
 void kbl_tensor_free(nrt_tensor_t **tensor);
 NRT_STATUS kbl_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size);
 NRT_STATUS kbl_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset, size_t size);
 NRT_STATUS kbl_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst,
-			   size_t dst_offset, size_t size);
+                           size_t dst_offset, size_t size);
 NRT_STATUS kbl_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size);
 size_t kbl_tensor_get_size(const nrt_tensor_t *tensor);
 void *kbl_tensor_get_va(const nrt_tensor_t *tensor);
@@ -128,11 +128,10 @@ NRT_STATUS kbl_tensor_set_allocate(nrt_tensor_set_t **set); /* one reference */
 void kbl_free_feature_map_set(nrt_tensor_set_t *set);
 /* Take a reference (not a copy): *ref is the same set. */
 NRT_STATUS kbl_create_reference_feature_map_set(const nrt_tensor_set_t *set,
-						nrt_tensor_set_t **ref);
+                                                nrt_tensor_set_t **ref);
 /* Add or replace by name. */
 NRT_STATUS kbl_tensor_set_add(nrt_tensor_set_t *set, const char *name, nrt_tensor_t *tensor);
-NRT_STATUS kbl_tensor_set_get(const nrt_tensor_set_t *set, const char *name,
-			      nrt_tensor_t **tensor);
+NRT_STATUS kbl_tensor_set_get(const nrt_tensor_set_t *set, const char *name, nrt_tensor_t **tensor);
 uint32_t kbl_tensor_set_count(const nrt_tensor_set_t *set);
 /* The i-th entry in insertion order (name may be NULL). */
 nrt_tensor_t *kbl_tensor_set_at(const nrt_tensor_set_t *set, uint32_t i, const char **name);
@@ -177,8 +176,8 @@ typedef struct kbl_io_desc {
 typedef struct kbl_model_param {
 	uint32_t n_io;
 	const kbl_io_desc_t *io; /* inputs and outputs, each in model order */
-	bool has_cc;		 /* needs the collectives bootstrap on first execution */
-	uint32_t sg_count;	 /* subgraphs (the seed's nkbin) */
+	bool has_cc;             /* needs the collectives bootstrap on first execution */
+	uint32_t sg_count;       /* subgraphs (the seed's nkbin) */
 } kbl_model_param_t;
 
 typedef struct kbl_model kbl_model_t; /* the per-core model_t */
@@ -187,7 +186,7 @@ H_MODEL kbl_model_handle_new(void); /* monotone, never 0 */
 /* Stage one subgraph on one core: allocates the model's rings and request
  * buffers on the core's device memory (fault sites). */
 NRT_STATUS kbl_model_add(tpb_t *tpb, H_MODEL h_model, const kbl_model_param_t *param,
-			 const char *name, const uint8_t uuid[16]);
+                         const char *name, const uint8_t uuid[16]);
 NRT_STATUS kbl_model_remove(tpb_t *tpb, H_MODEL h_model);
 /* Find the model on tpbs[0] and take a reference on it. */
 NRT_STATUS kbl_get_model_ref_count(tpb_t **tpbs, H_MODEL h_model, kbl_model_t **kmod);
@@ -201,7 +200,7 @@ bool kbl_cc_get_model_is_first_exec(kbl_model_t *kmod);
 /* The first-execution bootstrap: collectives resources for has_cc models
  * (device memory, a fault site); marks the bootstrap done. */
 NRT_STATUS kbl_exec_build_and_load_cc_resources(kbl_model_t *kmod, uint32_t sg_count,
-						uint64_t exec_id);
+                                                uint64_t exec_id);
 /* In-flight executions of a model (submitted, not completed). */
 int64_t kbl_model_inflight(H_MODEL h_model);
 
@@ -218,28 +217,28 @@ void kbl_init_compute_resources(tdrv_compute_resources_t *res, uint32_t sg_count
 /* IO bind: every model input and output resolved by name in the sets, on
  * device memory, of the model's size.  NRT_INVALID when one is missing. */
 NRT_STATUS kbl_compute_build_compute_resources(const virtual_core_t *vcore, uint32_t sg_count,
-					       H_MODEL h_model, const nrt_tensor_set_t *in,
-					       const nrt_tensor_set_t *out,
-					       tdrv_compute_resources_t *res);
+                                               H_MODEL h_model, const nrt_tensor_set_t *in,
+                                               const nrt_tensor_set_t *out,
+                                               tdrv_compute_resources_t *res);
 /* Frees the binding and res itself (res was kalloc'd by the facade). */
 void kbl_free_compute_resources(tdrv_compute_resources_t *res);
 
 /* ---- the execution tracker the facade builds (the seed's 56 bytes) ----- */
 typedef enum kmgr_exec_mode {
-	KMGR_EXEC_MODE_ASYNC = 0,	   /* implicit async (async_exec_workers != NULL) */
+	KMGR_EXEC_MODE_ASYNC = 0,          /* implicit async (async_exec_workers != NULL) */
 	KMGR_EXEC_MODE_EXPLICIT_ASYNC = 1, /* sync nrt_execute and nrta_* (see the seed's QUIRK) */
 } kmgr_exec_mode_t;
 
 struct kmgr_exec_resources {
-	uint64_t trace_exec_id;			  /* +0x00 */
-	uint32_t trace_nc_idx;			  /* +0x08 */
-	uint32_t model_id;			  /* +0x0c interned model id */
+	uint64_t trace_exec_id;                   /* +0x00 */
+	uint32_t trace_nc_idx;                    /* +0x08 */
+	uint32_t model_id;                        /* +0x0c interned model id */
 	tdrv_compute_resources_t *tdrv_resources; /* +0x10 */
-	nrt_tensor_set_t *in_fmap_set;		  /* +0x18 */
-	uint32_t exec_mode;			  /* +0x20 selects the fmap arm */
-	uint32_t h_nn;				  /* +0x24 */
-	nrt_tensor_set_t *out_fmap_set;		  /* +0x28 */
-	uint64_t tracking_id;			  /* +0x30 */
+	nrt_tensor_set_t *in_fmap_set;            /* +0x18 */
+	uint32_t exec_mode;                       /* +0x20 selects the fmap arm */
+	uint32_t h_nn;                            /* +0x24 */
+	nrt_tensor_set_t *out_fmap_set;           /* +0x28 */
+	uint64_t tracking_id;                     /* +0x30 */
 };
 _Static_assert(sizeof(struct kmgr_exec_resources) == 0x38, "the seed's tracker is 56 bytes");
 
@@ -250,7 +249,7 @@ _Static_assert(sizeof(struct kmgr_exec_resources) == 0x38, "the seed's tracker i
  * emu_compute_expected() applies the same formula for oracles.
  */
 void emu_compute_expected(uint32_t n_in, const uint8_t *const *in, const uint64_t *in_size,
-			  uint32_t out_index, uint8_t *out, uint64_t out_size);
+                          uint32_t out_index, uint8_t *out, uint64_t out_size);
 
 /* ---- the sync XU (one per core; a virtual core uses its first core's) -- */
 typedef struct tpb_xu tpb_xu_t;
@@ -262,7 +261,7 @@ uint32_t tpb_xu_id(const tpb_xu_t *xu);
  * WAIT_CORE -> DONE).  Takes ownership of res.  Returns the completion
  * status. */
 NRT_STATUS kmgr_sync_exec(const virtual_core_t *vcore, kmgr_exec_resources_t *res,
-			  uint64_t tracking_id);
+                          uint64_t tracking_id);
 /* Model stop on the sync XU: returns once no work of h_model is queued or
  * running on this XU. */
 NRT_STATUS tpb_xu_model_unstage(tpb_xu_t *xu, H_MODEL h_model);
@@ -272,8 +271,8 @@ NRT_STATUS tpb_xu_model_unstage(tpb_xu_t *xu, H_MODEL h_model);
  * queue is full.  *exec_ret receives the status at completion.  Takes
  * ownership of res. */
 NRT_STATUS tpb_xu_schedule_exec(tpb_xu_t *xu, uint32_t repeat, uint32_t h_nn,
-				kmgr_exec_resources_t *res, uint64_t trace_id,
-				NRT_STATUS *exec_ret, nrta_seq_t *seq);
+                                kmgr_exec_resources_t *res, uint64_t trace_id, NRT_STATUS *exec_ret,
+                                nrta_seq_t *seq);
 /* Last completed sequence number of an XU (NRT_INVALID for a bad xu). */
 NRT_STATUS kmgr_xu_get_compl_seq(uint32_t xu_id, nrta_seq_t *seq);
 /* Completed? NRT_INVALID for a sequence number never issued. */
@@ -288,12 +287,12 @@ NRT_STATUS kmgr_async_exec_init(uint32_t queue_depth, kmgr_async_exec_worker_thr
 void kmgr_async_exec_destroy(kmgr_async_exec_worker_threads_t *pool);
 /* The seed's async_exec_workers->workers[vtpb_idx]. */
 kmgr_async_exec_worker_t *kmgr_async_exec_get_worker(kmgr_async_exec_worker_threads_t *pool,
-						     uint32_t vtpb_idx);
+                                                     uint32_t vtpb_idx);
 /* Enqueue; NRT_QUEUE_FULL when the worker's queue is full.  Takes ownership
  * of res.  Calls the interned_model_id hook. */
 NRT_STATUS kmgr_async_exec_add_work(kmgr_async_exec_worker_threads_t *pool, uint32_t h_nn,
-				    uint32_t vtpb_idx, kmgr_exec_resources_t *res,
-				    uint64_t *handle, uint64_t tracking_id);
+                                    uint32_t vtpb_idx, kmgr_exec_resources_t *res, uint64_t *handle,
+                                    uint64_t tracking_id);
 /* Wait until the work item (or stop request) 'handle' is done; returns its
  * status. */
 NRT_STATUS kmgr_async_exec_poll(kmgr_async_exec_worker_t *worker, uint64_t handle);
@@ -302,7 +301,7 @@ NRT_STATUS kmgr_async_exec_poll(kmgr_async_exec_worker_t *worker, uint64_t handl
  * docs/device.md) before the stop completes.  *handle is what to poll;
  * *need_stop false when nothing of the model was queued. */
 NRT_STATUS kmgr_async_exec_model_stop(kmgr_async_exec_worker_t *worker, uint32_t h_nn,
-				      uint64_t *handle, bool *need_stop);
+                                      uint64_t *handle, bool *need_stop);
 /* Wait until the worker of a virtual core has no queued execution. */
 void kmgr_async_drain_queued_execs(kmgr_async_exec_worker_threads_t *pool, uint32_t vtpb_idx);
 /* nrt_register_async_exec_callback semantics: one callback, process-wide. */

@@ -46,25 +46,25 @@ void kmgr_destroy(void);
 bool kmgr_is_async(void);
 
 NRT_STATUS kmgr_load_nn(const void *bytes, size_t size, int32_t start_nc, int32_t nc_count,
-			H_NN *out);
+                        H_NN *out);
 NRT_STATUS kmgr_unload_nn(H_NN h_nn);
 NRT_STATUS kmgr_unload_all_nns(void);
 /* A snapshot of the loaded ids under the read lock; free with kfree. */
 NRT_STATUS kmgr_get_nns(H_NN **ids, uint32_t *count);
 
 NRT_STATUS kmgr_exec(H_NN h_nn, const nrt_tensor_set_t *in, nrt_tensor_set_t *out,
-		     uint64_t tracking_id);
+                     uint64_t tracking_id);
 /* The explicit-async submit; vtpb_idx names the virtual core the caller
  * believes the model is on (asserted equal, as the seed asserts vcore). */
 NRT_STATUS kmgr_tpb_xu_schedule(uint32_t vtpb_idx, H_NN h_nn, const nrt_tensor_set_t *in,
-				nrt_tensor_set_t *out, NRT_STATUS *exec_ret, nrta_seq_t *seq);
+                                nrt_tensor_set_t *out, NRT_STATUS *exec_ret, nrta_seq_t *seq);
 
 /* ---- metadata ---- */
 NRT_STATUS kmgr_get_io_tensor_count(H_NN h_nn, uint32_t *in_count, uint32_t *out_count);
 /* name gets up to 255 characters and a NUL; *shape is kalloc'd (kfree). */
 NRT_STATUS kmgr_get_io_tensor_info(H_NN h_nn, bool is_input, uint32_t index,
-				   char name[NRT_TENSOR_NAME_MAX], size_t *size,
-				   nrt_dtype_t *dtype, uint32_t *ndim, uint32_t **shape);
+                                   char name[NRT_TENSOR_NAME_MAX], size_t *size, nrt_dtype_t *dtype,
+                                   uint32_t *ndim, uint32_t **shape);
 NRT_STATUS kmgr_is_valid_ifmap(H_NN h_nn, const char *name, bool *valid);
 NRT_STATUS kmgr_get_ifmap_count(H_NN h_nn, uint32_t *count);
 /* Where the model is: first core (vtpb_idx) and core count. */

@@ -16,16 +16,16 @@
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_status.h>
 
-#define KMODEL_MAX_NDIM 8
-#define KMODEL_MAX_TENSORS 64
+#define KMODEL_MAX_NDIM      8
+#define KMODEL_MAX_TENSORS   64
 #define KMODEL_MAX_SUBGRAPHS 256 /* the stage fan-out's thread bound */
-#define KMODEL_NAME_MAX 64
+#define KMODEL_NAME_MAX      64
 
 /* Container constants (docs/model-format.md). */
-#define KMODEL_MAGIC "KMGRNEFF" /* 8 bytes, no NUL in the container */
-#define KMODEL_VERSION 1u
-#define KMODEL_HEADER_SIZE 108u
-#define KMODEL_FLAG_CC 0x1u
+#define KMODEL_MAGIC            "KMGRNEFF" /* 8 bytes, no NUL in the container */
+#define KMODEL_VERSION          1u
+#define KMODEL_HEADER_SIZE      108u
+#define KMODEL_FLAG_CC          0x1u
 #define KMODEL_MAX_TENSOR_BYTES (1ull << 32) /* keeps device allocations sane */
 
 typedef struct kmodel_tensor {
@@ -41,8 +41,8 @@ typedef struct kmodel {
 	uint32_t version;
 	char name[KMODEL_NAME_MAX];
 	uint8_t uuid[16];
-	uint32_t nkbin;	 /* subgraph count: 1, or one per core of the virtual core */
-	bool has_cc;	 /* collectives context: bootstrap on first execution */
+	uint32_t nkbin; /* subgraph count: 1, or one per core of the virtual core */
+	bool has_cc;    /* collectives context: bootstrap on first execution */
 	uint32_t n_tensors;
 	kmodel_tensor_t *tensors; /* inputs and outputs, each kind in model order */
 } kmodel_t;
@@ -66,7 +66,7 @@ kmodel_t *kmodel_new(const char *name, uint32_t nkbin, bool has_cc);
 /* Adds a tensor; size is computed from dtype and shape.  NRT_INVALID for a
  * bad name, dtype or shape, NRT_RESOURCE beyond KMODEL_MAX_TENSORS. */
 NRT_STATUS kmodel_add_tensor(kmodel_t *m, const char *name, nrt_tensor_usage_t usage,
-			     nrt_dtype_t dtype, uint32_t ndim, const uint32_t *shape);
+                             nrt_dtype_t dtype, uint32_t ndim, const uint32_t *shape);
 /* Container bytes (kalloc'd; free with kfree) with a correct checksum. */
 NRT_STATUS kmodel_serialize(const kmodel_t *m, uint8_t **out, size_t *len);
 

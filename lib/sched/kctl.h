@@ -26,8 +26,8 @@
 
 typedef enum ks_strategy {
 	KS_STRAT_BYTES = 0, /* decisions from bytes; deterministic fallback when they run out */
-	KS_STRAT_PCT,	    /* PCT with a seed and depth d */
-	KS_STRAT_RR,	    /* round-robin */
+	KS_STRAT_PCT,       /* PCT with a seed and depth d */
+	KS_STRAT_RR,        /* round-robin */
 	KS_STRAT_REPLAY,    /* a recorded trace */
 } ks_strategy_t;
 
@@ -48,7 +48,7 @@ typedef struct ks_ctl_config {
 	ks_strategy_t strategy;
 	const uint8_t *bytes; /* KS_STRAT_BYTES */
 	size_t nbytes;
-	uint64_t seed;	      /* KS_STRAT_PCT */
+	uint64_t seed;        /* KS_STRAT_PCT */
 	uint32_t pct_depth;   /* d >= 1 */
 	uint64_t pct_k_hint;  /* expected number of steps, for change points */
 	const uint8_t *trace; /* KS_STRAT_REPLAY: a recorded trace (ks_ctl_result_t) */
@@ -66,7 +66,7 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg);
 
 typedef struct ks_ctl_result {
 	ks_failure_t failure;
-	uint64_t steps;	      /* scheduling points passed */
+	uint64_t steps;       /* scheduling points passed */
 	uint64_t switches;    /* times the running thread changed */
 	uint64_t preemptions; /* switches away from a thread that could have continued */
 	uint32_t threads;     /* logical threads created, main included */
@@ -75,10 +75,26 @@ typedef struct ks_ctl_result {
 	 * by the scheduler until the next ks_ctl_begin. */
 	const uint8_t *trace;
 	size_t ntrace;
+	bool trace_truncated; /* more decisions than KS_CTL_TRACE_MAX were taken */
+	/* FNV-1a over every (thread id, site text) step: equal hashes mean the
+	 * same step sequence (a replay check that does not store the steps). */
+	uint64_t step_hash;
 } ks_ctl_result_t;
 
-/* End the run (only thread 0, after joining every other logical thread). */
+/* End the run (only thread 0).  Logical threads still alive are waited for
+ * as by a join (a deadlock among them is reported as usual) and every real
+ * thread of the run is joined; a later ks_thread_join of one returns 0. */
 void ks_ctl_end(ks_ctl_result_t *result);
+
+/*
+ * Run body(arg) as logical thread 0 between ks_ctl_begin and ks_ctl_end.
+ * When on_failure returns instead of aborting, every logical thread is
+ * unwound (longjmp) out of the failed run, main back to here, so the
+ * caller can start the next run; objects the body touched are then in an
+ * undefined state and must be initialised again.  Returns 0, or -1 if a
+ * run is already active.
+ */
+int ks_ctl_run(const ks_ctl_config_t *cfg, void (*body)(void *), void *arg, ks_ctl_result_t *res);
 
 /* The trace as text ("0 1 1 0 2 ...") and back, for crash reports. */
 int ks_ctl_trace_format(const uint8_t *trace, size_t n, char *buf, size_t len);

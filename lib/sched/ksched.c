@@ -88,7 +88,7 @@ uint64_t ks_now_ns_prod(void)
 }
 
 int ks_thread_create_at(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
-			const char *site)
+                        const char *site)
 {
 	int rc;
 
@@ -109,7 +109,7 @@ int ks_thread_join_at(ks_thread_t *t, void **ret, const char *site)
 }
 
 uint64_t ks_spin_wait_zero_at(ks_atomic_t *ctr, uint64_t sleep_us, uint64_t warn_every,
-			      ks_spin_warn_fn warn, void *ctx, const char *site)
+                              ks_spin_warn_fn warn, void *ctx, const char *site)
 {
 	uint64_t iters = 0;
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# ci/mutant-eval.sh MUTANT.patch [--minutes N] [--target T] [--free-running] [--preset asan|tsan]
+#                   [--keep]
+# Does the fuzzer find a deliberately broken facade?  Copies the tree to a
+# temp dir, applies the patch there, builds the fuzz target, fuzzes it on
+# one pinned CPU (taskset -c 0, as an OSS-Fuzz bot) from the shipped corpus,
+# reports the time to the first finding net of process start (the clock
+# starts at libFuzzer's INITED line; it stops at the crash file's mtime),
+# then replays the finding 10 times and reports how often it fails again.
+# --free-running runs the same programs on real threads (the baseline).
+# One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...
+set -euo pipefail
+
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || usage
+patch_file=$(realpath "$1"); shift
+minutes=5 target="" backend=controlled preset=asan keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--minutes) minutes=$2; shift 2 ;;
+	--target) target=$2; shift 2 ;;
+	--free-running) backend=free; shift ;;
+	--preset) preset=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	*) usage ;;
+	esac
+done
+[ -f "$patch_file" ] || { echo "mutant-eval: no such patch $patch_file" >&2; exit 2; }
+src=$(cd "$(dirname "$0")/.." && pwd)
+name=$(basename "$patch_file" .patch)
+if [ -z "$target" ]; then
+	# the target whose programs reach the bug (docs/fuzzing.md, "Mutants")
+	case "$name" in
+	fuzz-2-*|fuzz-4-*) target=async ;;
+	fuzz-5-*|fuzz-6-*) target=api_seq ;;
+	*) target=concurrent ;;
+	esac
+fi
+tmp=$(mktemp -d /tmp/mutant-eval.XXXXXX)
+cleanup() { [ "$keep" = 1 ] || rm -rf "$tmp"; }
+trap cleanup EXIT
+
+tree=$tmp/tree
+mkdir -p "$tree"
+tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./fuzz-work --exclude=./.git \
+	--exclude=./nightly-out -cf - . | tar -C "$tree" -xf -
+(cd "$tree" && patch -p1 -s < "$patch_file") || { echo "mutant-eval: $name does not apply" >&2; exit 2; }
+echo "mutant-eval: building $target ($preset) with $name ..." >&2
+cmake --preset "$preset" -S "$tree" -B "$tmp/build" >"$tmp/configure.log" 2>&1 ||
+	{ tail -20 "$tmp/configure.log" >&2; exit 2; }
+cmake --build "$tmp/build" -j2 --target "fuzz_$target" >"$tmp/build.log" 2>&1 ||
+	{ tail -20 "$tmp/build.log" >&2; exit 2; }
+bin=$tmp/build/fuzz/$target
+mkdir -p "$tmp/work" "$tmp/art"
+cp "$src/corpus/$target"/* "$tmp/work/" 2>/dev/null || true
+
+export KMGR_FUZZ_BACKEND=$backend
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
+# timestamp every libFuzzer line: INITED starts the clock
+set +e
+taskset -c 0 "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
+	-artifact_prefix="$tmp/art/" -print_final_stats=1 "$tmp/work" 2>&1 |
+	while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$tmp/fuzz.log"
+set -e
+t_init=$(awk '/INITED/ {print $1; exit}' "$tmp/fuzz.log")
+crash=$(ls -1 "$tmp/art/" 2>/dev/null | head -1 || true)
+if [ -z "$crash" ]; then
+	echo "MUTANT $name target=$target backend=$backend preset=$preset found=no budget=${minutes}m"
+	exit 1
+fi
+t_crash=$(find "$tmp/art/$crash" -printf '%T@')
+ttf=$(awk -v a="${t_init:-$t_crash}" -v b="$t_crash" 'BEGIN {printf "%.1f", b - a}')
+sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|ERROR: (AddressSanitizer|ThreadSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: UndefinedBehavior|runtime error' "$tmp/fuzz.log" |
+	cut -d' ' -f2- | cut -c1-110 || true)
+fails=0
+for i in $(seq 10); do
+	if ! taskset -c 0 "$bin" "$tmp/art/$crash" >"$tmp/replay.$i.log" 2>&1; then
+		fails=$((fails + 1))
+	fi
+done
+mkdir -p "$src/fuzz-work/mutants"
+cp "$tmp/art/$crash" "$src/fuzz-work/mutants/$name-$target-$backend-$preset-$crash"
+echo "MUTANT $name target=$target backend=$backend preset=$preset found=yes ttf=${ttf}s" \
+	"replay=$fails/10 input=fuzz-work/mutants/$name-$target-$backend-$preset-$crash sig=\"$sig\""

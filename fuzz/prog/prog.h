@@ -1,0 +1,201 @@
+/*
+ * prog.h - the program model shared by the fuzz targets, the stress
+ * binaries and the reproducer: a program is data (syzkaller's prog/).
+ *
+ * A program is a config header (sync or implicit-async mode, emulated
+ * cores, queue depth, fault plan, logical threads), a list of operations
+ * each tagged with the logical thread that runs it, and a tail of
+ * scheduling decisions for the controlled scheduler (KS_STRAT_BYTES).
+ * Operations name models by small slot numbers so that sequences stay
+ * meaningful under mutation; tensors live in per-thread tensor slots.
+ *
+ * Binary form (what a fuzz input and a program file on disk are), every
+ * byte string decodes (missing bytes read as zero, every field is reduced
+ * into its range), so a small byte change is a small program change:
+ *
+ *   byte 0   flags: bit0 implicit-async, bits1-2 cores {1,2,4,8},
+ *            bits3-4 threads-1
+ *   byte 1   queue depth - 1 (mod 8)
+ *   byte 2   fault entries (mod KPROG_MAX_FAULTS+1), each 4 bytes:
+ *            kind, site index, nth-1, arg   (see decode.c)
+ *   byte 3   operations (mod KPROG_MAX_OPS+1), each 6 bytes:
+ *            kind, thread, a0, a1, a2, a3; a LOAD of the inline template
+ *            is followed by a 2-byte little-endian length and that many
+ *            container bytes
+ *   rest     scheduling decisions (at most KPROG_MAX_SCHED bytes used)
+ *
+ * Text form (print.c / parse.c): one line per item, '#' comments:
+ *   config mode=sync nc=4 qdepth=4 threads=2
+ *   fault alloc:kmgr.exec_resources:1
+ *   t0 load slot=0 tmpl=0 start=-1 count=-1
+ *   t0 load slot=1 inline=4b4d4f44... start=0 count=1
+ *   t1 exec slot=0 in=dev out=host repeat=1
+ *   sched 00 01 01 00
+ */
+#ifndef KPROG_H
+#define KPROG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/kfault.h"
+
+#define KPROG_MAX_THREADS 4
+#define KPROG_MAX_OPS 48
+#define KPROG_MAX_FAULTS 3
+#define KPROG_SLOTS 4	       /* model slots, shared by all threads */
+#define KPROG_TSLOTS 4	       /* tensor slots, per thread */
+#define KPROG_MAX_BLOB 4096    /* inline container bytes, whole program */
+#define KPROG_MAX_INLINE 1024  /* one inline container */
+#define KPROG_MAX_SCHED 4096   /* scheduling decisions kept */
+#define KPROG_HEADER_BYTES 4
+#define KPROG_OP_BYTES 6
+#define KPROG_FAULT_BYTES 4
+
+typedef enum kprog_kind {
+	KOP_LOAD = 0,	  /* slot, tmpl, start, count */
+	KOP_UNLOAD,	  /* slot */
+	KOP_UNLOAD_ALL,	  /* - */
+	KOP_EXEC,	  /* slot, in, out, repeat */
+	KOP_SCHEDULE,	  /* slot, in, out, queue (explicit async: nrta_execute_schedule) */
+	KOP_IS_COMPLETED, /* which (a previous SCHEDULE of this thread), bogus */
+	KOP_GET_SEQUENCE, /* lnc, xu, queue */
+	KOP_TENSOR_INFO,  /* slot, index */
+	KOP_IS_VALID_IFMAP, /* slot, name (model tensor index; 6 bogus; 7 NULL) */
+	KOP_IFMAP_COUNT,    /* slot, io (0 ifmap count, 1 io tensor count) */
+	KOP_SET_PROFILING,  /* slot, on, mac (1: kmgr_set_mac_count instead) */
+	KOP_STALE,	    /* slot, what: an unloaded id through 8 entry points */
+	KOP_FAULT,	    /* site (index in the site table, 0 = any), nth */
+	KOP_TALLOC,	    /* tslot, place, size */
+	KOP_TFREE,	    /* tslot */
+	KOP_TWRITE,	    /* tslot, off, len */
+	KOP_TREAD,	    /* tslot, off, len */
+	KOP_BADARGS,	    /* slot, what: a NULL or mismatched argument on a loaded model */
+	KOP__COUNT
+} kprog_kind_t;
+
+/* Tensor placement of an EXEC/SCHEDULE operand or a TALLOC. */
+enum {
+	KPROG_PLACE_DEV = 0,
+	KPROG_PLACE_HOST = 1,
+	KPROG_PLACE_VIRT = 2,    /* VIRTUAL with a host buffer attached */
+	KPROG_PLACE_MISSING = 3, /* exec: leave the first tensor out; talloc: no buffer */
+	KPROG_PLACE__N = 4
+};
+
+/* Built-in model templates (templates.c); tmpl == KPROG_TMPL_INLINE means
+ * the op carries container bytes. */
+#define KPROG_NTMPL 6
+#define KPROG_TMPL_INLINE KPROG_NTMPL
+
+typedef struct kprog_op {
+	uint8_t kind;
+	uint8_t thread;
+	int16_t a[4];	    /* semantic values, each within its field's range */
+	uint16_t blob_off;  /* LOAD inline: offset in kprog_t.blob */
+	uint16_t blob_len;
+} kprog_op_t;
+
+typedef struct kprog {
+	bool async;	     /* implicit-async mode */
+	uint8_t nc;	     /* emulated cores: 1, 2, 4, 8 */
+	uint8_t qdepth;	     /* 1..8 */
+	uint8_t nthreads;    /* 1..4 */
+	kfault_plan_t plan;  /* installed before nrt_init */
+	uint32_t nops;
+	kprog_op_t ops[KPROG_MAX_OPS];
+	uint32_t blob_used;
+	uint8_t blob[KPROG_MAX_BLOB];
+	uint32_t nsched;
+	uint8_t sched[KPROG_MAX_SCHED];
+} kprog_t;
+
+/* ---- field table (one row per kind; shared by decode/encode/print/parse) */
+typedef struct kprog_field {
+	const char *name; /* NULL: unused */
+	int16_t min, max; /* semantic range */
+} kprog_field_t;
+
+typedef struct kprog_kind_info {
+	const char *name;
+	bool uses_slot; /* a0 is a model slot */
+	kprog_field_t f[4];
+} kprog_kind_info_t;
+
+const kprog_kind_info_t *kprog_kind(unsigned kind);
+int kprog_kind_lookup(const char *name);
+
+/* ---- decode.c / encode.c ---- */
+/* Total: every byte string gives a program.  Never fails. */
+void kprog_decode(const uint8_t *data, size_t size, kprog_t *p);
+/* Bytes that decode to p (p must be in range, as decode and parse leave
+ * it).  Returns the length, or the length needed if it exceeds cap. */
+size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap);
+/* Semantic equality (what decode(encode(p)) must preserve). */
+bool kprog_equal(const kprog_t *a, const kprog_t *b);
+
+/* ---- print.c / parse.c ---- */
+/* Writes the text form (NUL-terminated); returns the length snprintf
+ * would. */
+size_t kprog_print(const kprog_t *p, char *buf, size_t cap);
+/* Parses the text form; -1 with a message in err (line number included). */
+int kprog_parse(const char *text, kprog_t *p, char *err, size_t errlen);
+
+/* ---- templates.c ---- */
+/* Container bytes of a built-in template (built once, process lifetime,
+ * outside the library's accounting). */
+const uint8_t *kprog_template(unsigned tmpl, size_t *len);
+const char *kprog_template_name(unsigned tmpl);
+
+/* ---- minimize.c ---- */
+/* Greedy delta debugging: drop ops, threads' ops, fault entries and
+ * schedule bytes while pred still holds.  Returns the number of
+ * successful reductions. */
+typedef bool (*kprog_pred_fn)(const kprog_t *p, void *ctx);
+unsigned kprog_minimize(kprog_t *p, kprog_pred_fn pred, void *ctx);
+
+/* ---- run.c ---- */
+typedef enum kprog_backend {
+	KPROG_CONTROLLED = 0, /* lib/sched's controlled scheduler, decisions = p->sched */
+	KPROG_FREE,	      /* free-running real threads (production backend) */
+} kprog_backend_t;
+
+typedef struct kprog_run_opts {
+	kprog_backend_t backend;
+	bool reference;	    /* single-threaded runs: check statuses against the reference model */
+	bool verbose;	    /* each op and its status on stderr */
+	uint64_t max_steps; /* controlled: the hang bound (0 = the scheduler's default) */
+	/* Implicit-async runs: also run explicit SCHEDULE ops.  Off by default:
+	 * the facade's async unload stops the async worker but not the sync XU
+	 * (seed §4), so explicit work outlives its model's unload (a known,
+	 * reported hazard: ORACLE exec-after-unload). */
+	bool async_mix;
+} kprog_run_opts_t;
+
+typedef struct kprog_run_result {
+	uint32_t ops_run;     /* ops that reached the library */
+	uint32_t ops_ok;      /* ... and returned NRT_SUCCESS */
+	uint32_t execs_checked; /* successful executions whose outputs were verified */
+	uint64_t steps;	      /* controlled: scheduling points passed */
+	uint32_t ntrace;      /* controlled: decisions recorded */
+} kprog_run_result_t;
+
+void kprog_run_opts_init(kprog_run_opts_t *o);
+/* Runs p on a fresh runtime: nrt_init, the threads, everything joined,
+ * completed, unloaded and closed; the oracle checks along the way and
+ * aborts with "ORACLE: ..." on a violation.  Returns 0, or -1 when the
+ * runtime could not even start (bad config: not a finding). */
+int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r);
+/* The decision trace of the last controlled run as text (for reports). */
+int kprog_last_trace(char *buf, size_t len);
+
+/* ---- shape.c ---- */
+/* The program targets (model_parse is not one), NULL-terminated. */
+extern const char *const kprog_targets[];
+/* Shapes a decoded program the way the named fuzz target does before it
+ * runs it (threads, mode, fault plan).  Returns 0, or -1 for an unknown
+ * target. */
+int kprog_shape(const char *target, kprog_t *p);
+
+#endif /* KPROG_H */

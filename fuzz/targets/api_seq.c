@@ -1,0 +1,18 @@
+/*
+ * api_seq.c - fuzzes one thread of facade calls with the full oracle: the
+ * reference model predicts the status of every operation, outputs follow
+ * the compute formula, and close leaves nothing behind.  Faults come only
+ * from FAULT operations (fail the n-th next allocation at a site).
+ */
+#include "target.h"
+
+/* The shape lives in prog/shape.c, shared with tools/kmgr-repro. */
+static void shape(kprog_t *p)
+{
+	kprog_shape("api_seq", p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return kfuzz_run(data, size, shape);
+}

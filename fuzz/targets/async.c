@@ -1,0 +1,18 @@
+/*
+ * async.c - fuzzes the implicit-async mode (nrt_execute routed to the
+ * per-core workers, device tensors only) together with the explicit nrta
+ * operations (schedule, is_completed, get_sequence), 1-4 threads under the
+ * controlled scheduler.
+ */
+#include "target.h"
+
+/* The shape lives in prog/shape.c, shared with tools/kmgr-repro. */
+static void shape(kprog_t *p)
+{
+	kprog_shape("async", p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return kfuzz_run(data, size, shape);
+}

@@ -1,0 +1,182 @@
+/*
+ * prog_roundtrip.c - the focus of this file is the program codec of
+ * fuzz/prog/: decoding is total, encode inverts decode, the text form
+ * round-trips, the parser is strict, and the minimizer keeps its
+ * predicate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktest.h"
+#include "prog/prog.h"
+
+static kprog_t p1, p2, p3;
+static uint8_t buf[16384], buf2[16384];
+static char text[65536], text2[65536];
+
+/* A deterministic byte stream: no rand(), runs are reproducible. */
+static uint64_t lcg = 0x9e3779b97f4a7c15ull;
+static uint8_t next_byte(void)
+{
+	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint8_t)(lcg >> 56);
+}
+
+/* roundtrip-1.1: every byte string of every length decodes to an in-range
+ * program, and encode(decode(b)) decodes to the same program. */
+static void case_decode_total(void)
+{
+	for (int iter = 0; iter < 3000; iter++) {
+		size_t n = (size_t)iter % 700;
+
+		for (size_t i = 0; i < n; i++)
+			buf[i] = next_byte();
+		kprog_decode(buf, n, &p1);
+		KT_LE(p1.nops, KPROG_MAX_OPS);
+		KT_LE(p1.plan.n, KPROG_MAX_FAULTS);
+		KT_GE(p1.nthreads, 1);
+		KT_LE(p1.nthreads, KPROG_MAX_THREADS);
+		for (unsigned i = 0; i < p1.nops; i++) {
+			const kprog_kind_info_t *k = kprog_kind(p1.ops[i].kind);
+
+			KT_ASSERT(k != NULL);
+			KT_LT(p1.ops[i].thread, p1.nthreads);
+			for (int f = 0; f < 4; f++)
+				if (k->f[f].name) {
+					KT_GE(p1.ops[i].a[f], k->f[f].min);
+					KT_LE(p1.ops[i].a[f], k->f[f].max);
+				}
+		}
+		n = kprog_encode(&p1, buf2, sizeof(buf2));
+		KT_LE(n, sizeof(buf2));
+		kprog_decode(buf2, n, &p2);
+		KT_ASSERT(kprog_equal(&p1, &p2));
+	}
+}
+
+/* roundtrip-1.2: parse(print(p)) == p for decoded programs, and printing
+ * the parsed program gives the same text. */
+static void case_text_roundtrip(void)
+{
+	char err[256];
+
+	for (int iter = 0; iter < 2000; iter++) {
+		size_t n = 4 + (size_t)iter % 400;
+
+		for (size_t i = 0; i < n; i++)
+			buf[i] = next_byte();
+		kprog_decode(buf, n, &p1);
+		KT_LT(kprog_print(&p1, text, sizeof(text)), sizeof(text));
+		if (kprog_parse(text, &p2, err, sizeof(err)) != 0)
+			KT_FAIL("parse failed: %s\n%s", err, text);
+		KT_ASSERT(kprog_equal(&p1, &p2));
+		kprog_print(&p2, text2, sizeof(text2));
+		KT_STREQ(text, text2);
+	}
+}
+
+/* roundtrip-1.3: a hand-written program means what it says, and its bytes
+ * decode back to it. */
+static void case_hand_written(void)
+{
+	const char *src = "# two threads race an unload against an exec\n"
+			  "config mode=sync nc=2 qdepth=3 threads=2\n"
+			  "fault alloc:kmgr.exec_resources:2\n"
+			  "t0 load slot=1 tmpl=0 start=-1 count=-1\n"
+			  "t1 exec slot=1 in=host out=dev repeat=2\n"
+			  "t0 load slot=2 inline=0a0B start=0 count=1\n"
+			  "t0 fault site=kmgr.dlr_model nth=3\n"
+			  "t0 unload slot=1\n"
+			  "sched 0 1 01 ff\n";
+	char err[256];
+	size_t n;
+
+	KT_EQ(kprog_parse(src, &p1, err, sizeof(err)), 0);
+	KT_EQ(p1.nc, 2);
+	KT_EQ(p1.nthreads, 2);
+	KT_EQ(p1.qdepth, 3);
+	KT_EQ(p1.plan.n, 1);
+	KT_EQ(p1.plan.e[0].kind, KFAULT_FAIL_ALLOC);
+	KT_EQ(p1.plan.e[0].site, KFAULT_KMGR_EXEC_RESOURCES);
+	KT_EQ(p1.plan.e[0].nth, 2);
+	KT_EQ(p1.nops, 5);
+	KT_EQ(p1.ops[1].kind, KOP_EXEC);
+	KT_EQ(p1.ops[1].thread, 1);
+	KT_EQ(p1.ops[1].a[1], KPROG_PLACE_HOST);
+	KT_EQ(p1.ops[1].a[3], 2);
+	KT_EQ(p1.ops[2].a[1], KPROG_TMPL_INLINE);
+	KT_EQ(p1.ops[2].blob_len, 2);
+	KT_EQ(p1.blob[p1.ops[2].blob_off + 1], 0x0b);
+	KT_EQ(p1.ops[0].a[2], -1);
+	KT_EQ(p1.nsched, 4);
+	KT_EQ(p1.sched[3], 0xff);
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	kprog_decode(buf, n, &p2);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+}
+
+/* roundtrip-1.4: the parser rejects what it does not understand, naming
+ * the line, and never accepts a value out of range. */
+static void case_strict(void)
+{
+	static const char *const bad[] = {
+		"t0 frobnicate slot=0\n",
+		"t0 exec slot=9\n",
+		"config threads=2\nt2 unload slot=0\n",
+		"t0 exec slot=0 in=gpu\n",
+		"t0 exec slot=0 bogus=1\n",
+		"config nc=3\n",
+		"fault hang:1\n",
+		"sched 100\n",
+		"t0 load slot=0 inline=abc\n",
+		"t0 fault site=no.such nth=1\n",
+		"hello\n",
+	};
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (kprog_parse(bad[i], &p1, err, sizeof(err)) == 0)
+			KT_FAIL("accepted: %s", bad[i]);
+		KT_ASSERT(strncmp(err, "line ", 5) == 0);
+	}
+}
+
+static bool has_exec_slot2(const kprog_t *p, void *ctx)
+{
+	(void)ctx;
+	for (unsigned i = 0; i < p->nops; i++)
+		if (p->ops[i].kind == KOP_EXEC && p->ops[i].a[0] == 2)
+			return true;
+	return false;
+}
+
+/* roundtrip-1.5: the minimizer shrinks a program to the one op its
+ * predicate needs and drops unneeded faults, threads and schedule. */
+static void case_minimize(void)
+{
+	char err[256];
+	const char *src = "config threads=3\n"
+			  "fault qfull:1\n"
+			  "t0 load slot=0 tmpl=1\nt1 unload slot=0\nt2 exec slot=1\n"
+			  "t1 ifmap_count slot=3\nt2 exec slot=2 repeat=3\nt0 unload_all\n"
+			  "sched 1 2 3 4 5 6 7 8\n";
+
+	KT_EQ(kprog_parse(src, &p3, err, sizeof(err)), 0);
+	KT_GT(kprog_minimize(&p3, has_exec_slot2, NULL), 0);
+	KT_EQ(p3.nops, 1);
+	KT_EQ(p3.ops[0].a[3], 3);
+	KT_EQ(p3.plan.n, 0);
+	KT_EQ(p3.nsched, 0);
+	KT_EQ(p3.nthreads, 3);
+}
+
+int main(void)
+{
+	KT_CASE("roundtrip-1.1 decode is total and encode inverts it", case_decode_total);
+	KT_CASE("roundtrip-1.2 text form round-trips", case_text_roundtrip);
+	KT_CASE("roundtrip-1.3 hand-written program", case_hand_written);
+	KT_CASE("roundtrip-1.4 parser is strict", case_strict);
+	KT_CASE("roundtrip-1.5 minimizer", case_minimize);
+	KT_DONE();
+}

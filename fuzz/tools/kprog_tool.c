@@ -1,0 +1,134 @@
+/*
+ * kprog_tool.c - `kprog`: programs between their two forms, and a runner.
+ *   kprog print FILE           binary program (a fuzz input) -> text
+ *   kprog parse TEXT OUT       text -> binary (how corpus seeds are made)
+ *   kprog run FILE [--free] [-v] [--text] [--repeat N]
+ *                              run it (N times) with the oracle; print the
+ *                              result, runs per second and the scheduler's
+ *                              decision trace
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "prog/prog.h"
+
+static kprog_t prog;
+static char text[1 << 18];
+static uint8_t bytes[1 << 17];
+
+static long slurp(const char *path, void *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "kprog: cannot open %s\n", path);
+		return -1;
+	}
+	n = fread(buf, 1, cap, f);
+	if (!feof(f)) {
+		fprintf(stderr, "kprog: %s is larger than %zu bytes\n", path, cap);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return (long)n;
+}
+
+static int load_program(const char *path, bool is_text)
+{
+	char err[256];
+	long n = is_text ? slurp(path, text, sizeof(text) - 1) : slurp(path, bytes, sizeof(bytes));
+
+	if (n < 0)
+		return -1;
+	if (!is_text) {
+		kprog_decode(bytes, (size_t)n, &prog);
+		return 0;
+	}
+	text[n] = 0;
+	if (kprog_parse(text, &prog, err, sizeof(err))) {
+		fprintf(stderr, "kprog: %s: %s\n", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_parse(const char *in, const char *out)
+{
+	size_t n;
+	FILE *f;
+
+	if (load_program(in, true))
+		return 1;
+	n = kprog_encode(&prog, bytes, sizeof(bytes));
+	f = fopen(out, "wb");
+	if (!f || fwrite(bytes, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "kprog: cannot write %s\n", out);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	kprog_run_opts_t o;
+	kprog_run_result_t r;
+	bool is_text = false;
+	long repeat = 1;
+	struct timespec a, b;
+
+	kprog_run_opts_init(&o);
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--free"))
+			o.backend = KPROG_FREE;
+		else if (!strcmp(argv[i], "--async-mix"))
+			o.async_mix = true;
+		else if (!strcmp(argv[i], "-v"))
+			o.verbose = true;
+		else if (!strcmp(argv[i], "--text"))
+			is_text = true;
+		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc && atol(argv[i + 1]) > 0)
+			repeat = atol(argv[++i]);
+		else {
+			fprintf(stderr, "kprog run: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (load_program(argv[2], is_text))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long k = 0; k < repeat; k++)
+		if (kprog_run(&prog, &o, &r)) {
+			fprintf(stderr, "kprog: the runtime did not start for this config\n");
+			return 1;
+		}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (repeat > 1)
+		printf("%ld runs, %.0f runs/s\n", repeat,
+		       (double)repeat / ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9));
+	printf("ops %u ok %u execs-verified %u steps %llu decisions %u\n", r.ops_run, r.ops_ok,
+	       r.execs_checked, (unsigned long long)r.steps, r.ntrace);
+	if (o.backend == KPROG_CONTROLLED && kprog_last_trace(text, sizeof(text)) >= 0)
+		printf("trace: %s\n", text);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "print")) {
+		if (load_program(argv[2], false))
+			return 1;
+		kprog_print(&prog, text, sizeof(text));
+		fputs(text, stdout);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "parse"))
+		return cmd_parse(argv[2], argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "run"))
+		return cmd_run(argc, argv);
+	fprintf(stderr, "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] [--text]\n");
+	return 2;
+}

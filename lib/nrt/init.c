@@ -1,0 +1,238 @@
+/*
+ * init.c - the runtime's lifecycle: nrt_init / nrt_close, the guard every
+ * other call opens with, the two environment variables read at init, and
+ * the NeuronCore counts.
+ *
+ * State machine UNINIT -> INIT -> CLOSED; nrt_init after nrt_close starts a
+ * fresh runtime (the fuzz targets run every input from one).  A call made
+ * before nrt_init answers NRT_UNINITIALIZED, after nrt_close NRT_CLOSED, as
+ * the public runtime's guards do (nrt_execute: 14 / 13).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "base/klog.h"
+#include "emu/emu.h"
+#include "kmgr/kmgr.h"
+#include "nrt_internal.h"
+#include "sched/ksched.h"
+
+/* One queue bound per worker; deeper than this is a typo, not a plan. */
+#define NRT_MAX_INFLIGHT_LIMIT 65536u
+
+static ks_mutex_t nrt_lifecycle_lock = KS_MUTEX_INITIALIZER;
+static ks_atomic_t nrt_state_v = KS_ATOMIC_INIT(NRT_STATE_UNINIT);
+
+nrt_state_t nrt__state(void)
+{
+	return (nrt_state_t)ks_atomic_load(&nrt_state_v);
+}
+
+NRT_STATUS nrt__guard(const char *fn)
+{
+	nrt_state_t st = nrt__state();
+
+	if (KS_LIKELY(st == NRT_STATE_INIT))
+		return NRT_SUCCESS;
+	if (st == NRT_STATE_CLOSED) {
+		klog_error("%s: called after nrt_close", fn);
+		return NRT_CLOSED;
+	}
+	klog_error("%s: called before nrt_init", fn);
+	return NRT_UNINITIALIZED;
+}
+
+/* A decimal number that fills the whole string. */
+static int nrt_parse_u32(const char *s, const char *end, uint32_t *out)
+{
+	char *stop;
+	unsigned long v;
+
+	if (s == end || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &stop, 10);
+	if (errno || stop != end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* NEURON_RT_VISIBLE_CORES: "N" or "A-B" (inclusive), within nc_count cores.
+ * The emulated device places a virtual core on contiguous cores, so a list
+ * of ranges is not supported and is refused with a message. */
+static NRT_STATUS nrt_parse_visible(emu_config_t *cfg)
+{
+	const char *v = getenv("NEURON_RT_VISIBLE_CORES");
+	const char *dash, *end;
+	uint32_t first, last;
+
+	if (!v || !*v)
+		return NRT_SUCCESS;
+	end = v;
+	while (*end)
+		end++;
+	dash = v;
+	while (*dash && *dash != '-')
+		dash++;
+	if (*dash) {
+		if (nrt_parse_u32(v, dash, &first) || nrt_parse_u32(dash + 1, end, &last))
+			goto bad;
+	} else {
+		if (nrt_parse_u32(v, end, &first))
+			goto bad;
+		last = first;
+	}
+	if (first > last || last >= cfg->nc_count) {
+		klog_error("NEURON_RT_VISIBLE_CORES='%s': cores %u-%u, the device has %u", v, first,
+			   last, cfg->nc_count);
+		return NRT_INVALID;
+	}
+	cfg->first_visible_nc = first;
+	cfg->visible_nc_count = last - first + 1;
+	return NRT_SUCCESS;
+bad:
+	klog_error("NEURON_RT_VISIBLE_CORES='%s': expected N or A-B", v);
+	return NRT_INVALID;
+}
+
+/* NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS: 0 or unset = sync. */
+static NRT_STATUS nrt_parse_inflight(uint32_t *depth)
+{
+	const char *v = getenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
+	const char *end;
+
+	*depth = 0;
+	if (!v || !*v)
+		return NRT_SUCCESS;
+	end = v;
+	while (*end)
+		end++;
+	if (nrt_parse_u32(v, end, depth) || *depth > NRT_MAX_INFLIGHT_LIMIT) {
+		klog_error("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS='%s': expected 0..%u", v,
+			   NRT_MAX_INFLIGHT_LIMIT);
+		return NRT_INVALID;
+	}
+	return NRT_SUCCESS;
+}
+
+/* The device configuration nrt_init would use, from the environment. */
+static NRT_STATUS nrt_build_config(emu_config_t *cfg, uint32_t *depth)
+{
+	NRT_STATUS rc = emu_config_default(cfg);
+
+	if (rc)
+		return rc;
+	rc = nrt_parse_visible(cfg);
+	if (rc)
+		return rc;
+	rc = nrt_parse_inflight(depth);
+	if (rc)
+		return rc;
+	if (*depth)
+		cfg->async_queue_depth = *depth;
+	return NRT_SUCCESS;
+}
+
+static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework)
+{
+	emu_config_t cfg;
+	kmgr_config_t kcfg = {0};
+	uint32_t depth;
+	NRT_STATUS rc;
+
+	if (nrt__state() == NRT_STATE_INIT) {
+		klog_error("nrt_init: the runtime is already initialized");
+		return NRT_FAILURE;
+	}
+	if (framework <= NRT_FRAMEWORK_TYPE_INVALID || framework > NRT_FRAMEWORK_TYPE_MXNET) {
+		klog_error("nrt_init: invalid framework type %d", (int)framework);
+		return NRT_INVALID;
+	}
+	rc = nrt_build_config(&cfg, &depth);
+	if (rc)
+		return rc;
+	rc = emu_open(&cfg);
+	if (rc)
+		return rc;
+	kcfg.async_queue_depth = depth;
+	rc = kmgr_init(depth > 0, &kcfg);
+	if (rc) {
+		emu_close();
+		return rc;
+	}
+	ks_atomic_store(&nrt_state_v, NRT_STATE_INIT);
+	nrt__async_on_init();
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
+		    const char *fal_version)
+{
+	NRT_STATUS rc;
+
+	/* The version strings are informational only (and may be NULL). */
+	(void)fw_version;
+	(void)fal_version;
+	ks_mutex_lock(&nrt_lifecycle_lock);
+	rc = nrt_init_locked(framework);
+	ks_mutex_unlock(&nrt_lifecycle_lock);
+	return rc;
+}
+
+void nrt_close(void)
+{
+	ks_mutex_lock(&nrt_lifecycle_lock);
+	if (nrt__state() != NRT_STATE_INIT) {
+		klog_warn("nrt_close: the runtime is not initialized");
+		goto out;
+	}
+	/* Later calls see CLOSED first, so none starts into a half-torn device. */
+	ks_atomic_store(&nrt_state_v, NRT_STATE_CLOSED);
+	if (kmgr_unload_all_nns())
+		klog_error("nrt_close: unloading the models failed");
+	nrt__models_release_all();
+	kmgr_destroy();
+	emu_close();
+	nrt__async_on_close();
+out:
+	ks_mutex_unlock(&nrt_lifecycle_lock);
+}
+
+NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count)
+{
+	emu_config_t cfg;
+	NRT_STATUS rc;
+
+	if (!nc_count)
+		return NRT_INVALID;
+	if (nrt__state() == NRT_STATE_INIT) {
+		*nc_count = emu_config()->nc_count;
+		return NRT_SUCCESS;
+	}
+	rc = emu_config_default(&cfg);
+	if (rc)
+		return rc;
+	*nc_count = cfg.nc_count;
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
+{
+	emu_config_t cfg;
+	uint32_t depth;
+	NRT_STATUS rc;
+
+	if (!nc_count)
+		return NRT_INVALID;
+	/* The device numbers the visible cores from 0 and shows only those. */
+	if (nrt__state() == NRT_STATE_INIT) {
+		*nc_count = emu_nc_count();
+		return NRT_SUCCESS;
+	}
+	rc = nrt_build_config(&cfg, &depth);
+	if (rc)
+		return rc;
+	*nc_count = cfg.visible_nc_count ? cfg.visible_nc_count : cfg.nc_count;
+	return NRT_SUCCESS;
+}

@@ -1,0 +1,45 @@
+/*
+ * nrt_internal.h - what the files of lib/nrt share and nothing outside it
+ * sees: the runtime's lifecycle state, the layout of nrt_model_t, and the
+ * hooks init.c and async.c use to set up and tear down one another's state.
+ */
+#ifndef NRT_INTERNAL_H
+#define NRT_INTERNAL_H
+
+#include <stdint.h>
+
+#include <nrt/nrt.h>
+#include <nrt/nrt_status.h>
+
+#include "kmgr/kmgr.h"
+
+/* The lifecycle: UNINIT -> INIT -> CLOSED -> INIT ... */
+typedef enum nrt_state {
+	NRT_STATE_UNINIT = 0,
+	NRT_STATE_INIT = 1,
+	NRT_STATE_CLOSED = 2,
+} nrt_state_t;
+
+/* A loaded model: the facade handle and where it was placed. */
+struct nrt_model {
+	struct nrt_model *prev, *next; /* every live record, for nrt_close */
+	H_NN h_nn;
+	uint32_t start_nc; /* first core (the virtual core's vtpb_idx) */
+	uint32_t nc_count;
+};
+
+/* NRT_SUCCESS when initialized, else NRT_UNINITIALIZED or NRT_CLOSED (logged
+ * with the caller's name). */
+NRT_STATUS nrt__guard(const char *fn);
+nrt_state_t nrt__state(void);
+
+/* model.c: free every nrt_model_t still live (nrt_close, after
+ * kmgr_unload_all_nns has unloaded their models). */
+void nrt__models_release_all(void);
+
+/* async.c: re-install the registered callback after kmgr_init, and release
+ * the completion slots nobody tracks once no device thread runs. */
+void nrt__async_on_init(void);
+void nrt__async_on_close(void);
+
+#endif /* NRT_INTERNAL_H */

@@ -1,0 +1,110 @@
+/*
+ * test_nrt_leak.c - the focus of this file is accounting: after any
+ * sequence of loads, executions (sync, implicit async, explicit async),
+ * failures and nrt_close, every figure of emu_get_accounting is zero,
+ * independently of LeakSanitizer.
+ */
+#include "nrt_test.h"
+
+static const uint32_t in2[] = {9, 4}, out1[] = {9};
+
+/* leak-1.1: sync: two models, good and failing executions (missing input,
+ * injected completion error, bad container), one model left loaded and
+ * tensors still held at nrt_close; freeing the tensors after close brings
+ * every figure to zero. */
+static void sync_sequence(void)
+{
+	size_t len;
+	uint8_t *bytes = nt_model(1, true, 2, in2, 1, out1, &len);
+	nrt_model_t *a = NULL, *b = NULL;
+	nt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
+	nrt_tensor_info_array_t *info = NULL;
+	nrt_tensor_t *lone = NULL;
+	kfault_plan_t plan = {.n = 1, .e = {{KFAULT_EXEC_STATUS, 0, 2, 1003}}};
+
+	kfault_set_plan(&plan);
+	nt_init();
+	KT_EQ(nrt_load(bytes, len, 0, -1, &a), NRT_SUCCESS);
+	KT_EQ(nrt_load(bytes, len, 1, -1, &b), NRT_SUCCESS);
+	KT_NE(nrt_load(bytes, len - 1, -1, -1, &b), NRT_SUCCESS);
+	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	KT_EQ(nrt_execute(a, io.in_set, io.out_set), NRT_SUCCESS);
+	KT_EQ(nrt_execute(a, io.in_set, io.out_set), NRT_EXEC_COMPLETED_WITH_NUM_ERR);
+	KT_EQ(nrt_get_model_tensor_info(b, &info), NRT_SUCCESS);
+	KT_EQ(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 4, "lone", &lone), NRT_SUCCESS);
+	KT_EQ(nrt_add_tensor_to_tensor_set(io.in_set, "in1", lone), NRT_SUCCESS);
+	KT_EQ(nrt_execute(a, io.in_set, io.out_set), NRT_SUCCESS);
+	KT_EQ(nrt_unload(a), NRT_SUCCESS);
+	nrt_close();
+	kfault_clear();
+	KT_EQ(nrt_free_model_tensor_info(info), NRT_SUCCESS);
+	nt_io_free(&io);
+	nrt_tensor_free(&lone);
+	free(bytes);
+	nt_assert_no_leak();
+}
+
+/* leak-1.2: implicit async: executions still queued at nrt_close are
+ * drained or cancelled and leave nothing behind. */
+static void implicit_sequence(void)
+{
+	size_t len;
+	uint8_t *bytes = nt_model(1, false, 2, in2, 1, out1, &len);
+	nrt_model_t *m = NULL;
+	nt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
+
+	setenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", "8", 1);
+	nt_init();
+	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
+	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	for (int i = 0; i < 6; i++) {
+		NRT_STATUS rc = nrt_execute(m, io.in_set, io.out_set);
+
+		KT_ASSERT(rc == NRT_SUCCESS || rc == NRT_QUEUE_FULL);
+	}
+	nrt_close();
+	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
+	nt_io_free(&io);
+	free(bytes);
+	nt_assert_no_leak();
+}
+
+/* leak-1.3: explicit async: scheduled executions with and without an
+ * error tracker, still in flight at nrt_close; the tracker is destroyed
+ * after close. */
+static void explicit_sequence(void)
+{
+	size_t len;
+	uint8_t *bytes = nt_model(1, false, 2, in2, 1, out1, &len);
+	nrt_model_t *m = NULL;
+	nt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
+	nrta_error_tracker_t *et = NULL;
+	nrta_seq_t seq;
+
+	nt_init();
+	KT_EQ(nrta_error_tracker_create(0, &et), NRT_SUCCESS);
+	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
+	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	for (int i = 0; i < 4; i++) {
+		NRT_STATUS rc = nrta_execute_schedule(m, io.in_set, io.out_set, 0,
+						      i % 2 ? et : NULL, &seq);
+
+		KT_ASSERT(rc == NRT_SUCCESS || rc == NRT_QUEUE_FULL);
+	}
+	nrt_close();
+	nrta_error_tracker_destroy(et);
+	nt_io_free(&io);
+	free(bytes);
+	nt_assert_no_leak();
+}
+
+int main(void)
+{
+	unsetenv("NEURON_RT_VISIBLE_CORES");
+	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
+	unsetenv("KMGR_EMU_NC_COUNT");
+	KT_CASE("leak-1.1 sync", sync_sequence);
+	KT_CASE("leak-1.2 implicit async", implicit_sequence);
+	KT_CASE("leak-1.3 explicit async", explicit_sequence);
+	KT_DONE();
+}

@@ -1,0 +1,121 @@
+/*
+ * ctl_int.h - the controlled backend's private state, shared by its files:
+ * ctl.c (logical threads, the baton, scheduling points, failures),
+ * ctl_sync.c (the modelled locks, conditions, semaphores, sleep),
+ * ctl_strategy.c (bytes, PCT, round-robin, replay) and ctl_trace.c.
+ *
+ * Exactly one logical thread holds the baton and only that thread touches
+ * this state, so plain fields suffice; the baton handoff (a seq_cst atomic
+ * plus a futex) orders the accesses for the hardware.  TSan is told to look
+ * away from all of it (ks__enter / ks__leave), because the handoff must
+ * not create happens-before edges between logical threads.  The only fields
+ * read outside the baton (after a failure, when threads unwind at once)
+ * are atomics.
+ */
+#ifndef KSCHED_CTL_INT_H
+#define KSCHED_CTL_INT_H
+
+#include <setjmp.h>
+
+#include "kctl.h"
+
+/* Decisions recorded per run; a longer run keeps running but its trace is
+ * marked truncated (replay then falls back once it runs out). */
+#define KS_CTL_TRACE_MAX     (1u << 20)
+#define KS_CTL_DEFAULT_STEPS 1000000u
+#define KS_CTL_REPORT_MAX    16384
+
+enum ks_tstate {
+	KS_T_UNUSED = 0,
+	KS_T_RUNNABLE,
+	KS_T_BLOCKED,
+	KS_T_SLEEPING,
+	KS_T_FINISHED,
+};
+
+enum ks_wait {
+	KS_W_NONE = 0,
+	KS_W_MUTEX,
+	KS_W_RWLOCK,
+	KS_W_COND,
+	KS_W_SEM,
+	KS_W_JOIN,
+};
+
+struct ks_lthread {
+	int id;
+	char name[32];
+	_Atomic int state; /* enum ks_tstate */
+	_Atomic int go;    /* the baton: 1 = run, futex word */
+	enum ks_wait wait_kind;
+	const void *wait_obj;
+	const char *site; /* last scheduling point, or where it waits */
+	uint64_t wait_order;
+	uint64_t wake_ns;
+	int64_t prio; /* PCT */
+	bool started, joined, has_jb;
+	jmp_buf jb; /* where an aborted run unwinds this thread to */
+	void *(*fn)(void *);
+	void *arg;
+	void *ret;
+	pthread_t pt;
+	char hb; /* TSan sync address for create -> start and finish -> join */
+};
+
+struct ks_sched {
+	ks_ctl_config_t cfg;
+	uint64_t max_steps;
+	int nthreads;
+	int cur;
+	uint64_t steps, switches, preemptions, order, step_hash;
+	uint64_t failed_steps;
+	_Atomic uint64_t vtime;
+	_Atomic int failed; /* ks_failure_t once a run failed */
+	/* decision sources */
+	size_t bitpos;   /* KS_STRAT_BYTES */
+	size_t tracepos; /* KS_STRAT_REPLAY */
+	uint64_t rng;    /* KS_STRAT_PCT */
+	uint64_t pct_change[16];
+	uint32_t pct_nchange;
+	int64_t pct_floor;
+	bool trace_truncated;
+	size_t ntrace;
+	struct ks_lthread thr[KS_CTL_MAX_THREADS];
+};
+
+extern struct ks_sched ks__g;
+extern uint8_t ks__trace[KS_CTL_TRACE_MAX];
+
+/* Tell TSan to ignore the scheduler's own memory accesses and sync. */
+void ks__enter(void);
+void ks__leave(void);
+/* enter, then the calling logical thread (aborts on a thread the run does
+ * not know). */
+struct ks_lthread *ks__enter_self(void);
+bool ks__failed(void);
+/* A scheduling point for t, whose state the caller has set. */
+void ks__point(struct ks_lthread *t, const char *site);
+/* Block t on (kind, obj) and schedule until it is woken and chosen. */
+void ks__block(struct ks_lthread *t, enum ks_wait kind, const void *obj, const char *site);
+void ks__wake_all(enum ks_wait kind, const void *obj);
+void ks__wake_first(enum ks_wait kind, const void *obj);
+/* After a failure: the point the caller stands at (main only). */
+void ks__failed_point(void);
+/* A misuse the real primitive would make undefined: report and abort. */
+_Noreturn void ks__misuse(const char *what, const char *site);
+
+/* The modelled happens-before edges (no-ops without TSan). */
+void ks__tsan_acquire(const void *addr);
+void ks__tsan_release(const void *addr);
+
+/* Strategies (ctl_strategy.c). */
+void ks__strat_init(void);
+void ks__strat_new_thread(struct ks_lthread *t);
+void ks__strat_step(struct ks_lthread *cur);
+void ks__strat_lower(struct ks_lthread *t);
+/* Index into cand (n >= 2, cand[0] is the current thread when runnable,
+ * the rest in id order after it), or -1 when a replay diverges. */
+int ks__strat_pick(struct ks_lthread *const *cand, int n, bool self_runnable);
+const char *ks__strat_name(ks_strategy_t s);
+
+#endif /* KSCHED_CTL_INT_H */

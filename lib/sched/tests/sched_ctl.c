@@ -1,0 +1,521 @@
+/*
+ * sched_ctl.c - the controlled backend's contract (kctl.h): every ksched.h
+ * object works under it (rwlocks with many readers, semaphores, condition
+ * broadcast, threads created and joined by non-main threads), time is
+ * virtual, the drain spin cannot starve the thread it waits for, failures
+ * (deadlock, hang, divergence) carry their signatures and wait sites, runs
+ * are deterministic, and traces survive text round trips.
+ */
+#include <time.h>
+
+#include "ktest.h"
+#include "sched/kctl.h"
+
+static ks_failure_t last_kind;
+static char last_report[4096];
+
+static void note_failure(void *ctx, ks_failure_t kind, const char *report)
+{
+	(void)ctx;
+	last_kind = kind;
+	snprintf(last_report, sizeof(last_report), "%s", report);
+}
+
+static ks_ctl_result_t run_with(ks_ctl_config_t *cfg, void (*body)(void *), void *arg)
+{
+	ks_ctl_result_t r;
+
+	cfg->on_failure = note_failure;
+	last_kind = KS_OK;
+	last_report[0] = '\0';
+	KT_EQ(ks_ctl_run(cfg, body, arg, &r), 0);
+	KT_EQ(ks_controlled(), 0);
+	return r;
+}
+
+static ks_ctl_result_t run_strategy(ks_strategy_t s, uint64_t seed, void (*body)(void *))
+{
+	ks_ctl_config_t cfg;
+
+	ks_ctl_config_init(&cfg);
+	cfg.strategy = s;
+	cfg.seed = seed;
+	cfg.pct_k_hint = 100;
+	return run_with(&cfg, body, NULL);
+}
+
+/* ---- rwlock: readers share, writers exclude ------------------------------ */
+static ks_rwlock_t rw;
+static ks_atomic_t inside, max_inside, writer_saw;
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	ks_rwlock_rdlock(&rw);
+	int64_t now = ks_atomic_add(&inside, 1) + 1;
+	if (now > ks_atomic_peek(&max_inside))
+		ks_atomic_store(&max_inside, now);
+	ks_point();
+	ks_point();
+	ks_atomic_sub(&inside, 1);
+	ks_rwlock_unlock(&rw);
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	ks_rwlock_wrlock(&rw);
+	ks_atomic_add(&writer_saw, ks_atomic_load(&inside));
+	ks_point();
+	ks_rwlock_unlock(&rw);
+	return NULL;
+}
+
+static void rw_body(void *arg)
+{
+	ks_thread_t t[4];
+
+	(void)arg;
+	ks_rwlock_init(&rw);
+	ks_atomic_store(&inside, 0);
+	ks_atomic_store(&max_inside, 0);
+	ks_atomic_store(&writer_saw, 0);
+	for (int i = 0; i < 3; i++)
+		ks_thread_create(&t[i], "reader", reader, NULL);
+	ks_thread_create(&t[3], "writer", writer, NULL);
+	for (int i = 0; i < 4; i++)
+		ks_thread_join(&t[i], NULL);
+	ks_rwlock_destroy(&rw);
+}
+
+/* ctl-1.1: under round-robin three readers hold the read lock at once, and
+ * under every PCT seed the writer never sees a reader inside. */
+static void case_rwlock(void)
+{
+	ks_ctl_result_t r = run_strategy(KS_STRAT_RR, 0, rw_body);
+
+	KT_EQ(r.failure, KS_OK);
+	KT_EQ(ks_atomic_peek(&max_inside), 3);
+	KT_EQ(ks_atomic_peek(&writer_saw), 0);
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		r = run_strategy(KS_STRAT_PCT, seed, rw_body);
+		KT_EQ(r.failure, KS_OK);
+		KT_EQ(ks_atomic_peek(&writer_saw), 0);
+	}
+}
+
+/* ---- semaphores ---------------------------------------------------------- */
+static ks_sem_t sem;
+static ks_atomic_t consumed;
+
+static void *producer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++)
+		ks_sem_post(&sem);
+	return NULL;
+}
+
+static void sem_body(void *arg)
+{
+	ks_thread_t t[2];
+
+	(void)arg;
+	ks_sem_init(&sem, 0);
+	ks_atomic_store(&consumed, 0);
+	KT_ASSERT(!ks_sem_trywait(&sem));
+	for (int i = 0; i < 2; i++)
+		ks_thread_create(&t[i], "producer", producer, NULL);
+	for (int i = 0; i < 10; i++) {
+		ks_sem_wait(&sem);
+		ks_atomic_add(&consumed, 1);
+	}
+	for (int i = 0; i < 2; i++)
+		ks_thread_join(&t[i], NULL);
+	KT_ASSERT(!ks_sem_trywait(&sem));
+	ks_sem_destroy(&sem);
+}
+
+/* ctl-1.2: a consumer waiting on a semaphore gets exactly every post, under
+ * round-robin and 200 PCT seeds, never deadlocking. */
+static void case_sem(void)
+{
+	for (uint64_t seed = 0; seed <= 200; seed++) {
+		ks_ctl_result_t r = run_strategy(seed ? KS_STRAT_PCT : KS_STRAT_RR, seed, sem_body);
+
+		KT_EQ(r.failure, KS_OK);
+		KT_EQ(ks_atomic_peek(&consumed), 10);
+	}
+}
+
+/* ---- condition broadcast, and threads that create threads ---------------- */
+static ks_mutex_t m;
+static ks_cond_t c;
+static int go_flag; /* under m */
+static ks_atomic_t woken, child_id;
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	ks_mutex_lock(&m);
+	while (!go_flag)
+		ks_cond_wait(&c, &m);
+	ks_mutex_unlock(&m);
+	ks_atomic_add(&woken, 1);
+	return NULL;
+}
+
+static void *grandchild(void *arg)
+{
+	(void)arg;
+	ks_atomic_store(&child_id, ks_ctl_self());
+	return (void *)7;
+}
+
+static void *child(void *arg)
+{
+	ks_thread_t t;
+	void *ret = NULL;
+
+	(void)arg;
+	KT_EQ(ks_thread_create(&t, "grandchild", grandchild, NULL), 0);
+	KT_EQ(ks_thread_join(&t, &ret), 0);
+	KT_EQ((intptr_t)ret, 7);
+	ks_mutex_lock(&m);
+	go_flag = 1;
+	ks_cond_broadcast(&c);
+	ks_mutex_unlock(&m);
+	return NULL;
+}
+
+static void cond_body(void *arg)
+{
+	ks_thread_t t[4];
+
+	(void)arg;
+	ks_mutex_init(&m);
+	ks_cond_init(&c);
+	go_flag = 0;
+	ks_atomic_store(&woken, 0);
+	for (int i = 0; i < 3; i++)
+		ks_thread_create(&t[i], "waiter", cond_waiter, NULL);
+	ks_thread_create(&t[3], "child", child, NULL);
+	for (int i = 0; i < 4; i++)
+		ks_thread_join(&t[i], NULL);
+	ks_cond_destroy(&c);
+	ks_mutex_destroy(&m);
+}
+
+/* ctl-1.3: one broadcast wakes every waiter, and a thread created and
+ * joined by a non-main thread gets the next id in creation order (5). */
+static void case_cond_and_nested_threads(void)
+{
+	for (uint64_t seed = 0; seed <= 200; seed++) {
+		ks_ctl_result_t r =
+		    run_strategy(seed ? KS_STRAT_PCT : KS_STRAT_RR, seed, cond_body);
+
+		KT_EQ(r.failure, KS_OK);
+		KT_EQ(ks_atomic_peek(&woken), 3);
+		KT_EQ(ks_atomic_peek(&child_id), 5);
+		KT_EQ(r.threads, 6);
+	}
+}
+
+/* ---- time ---------------------------------------------------------------- */
+static uint64_t vt_before, vt_after;
+
+static void sleep_body(void *arg)
+{
+	(void)arg;
+	vt_before = ks_now_ns();
+	ks_usleep(5 * 1000 * 1000);
+	vt_after = ks_now_ns();
+}
+
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ctl-1.4: a 5 s sleep advances virtual time by exactly 5 s and takes no
+ * real time (well under one second). */
+static void case_virtual_time(void)
+{
+	uint64_t t0 = wall_ms();
+	ks_ctl_result_t r = run_strategy(KS_STRAT_BYTES, 0, sleep_body);
+
+	KT_EQ(r.failure, KS_OK);
+	KT_EQ(vt_after - vt_before, 5000000000ull);
+	KT_LT(wall_ms() - t0, 1000);
+}
+
+/* ---- the unload drain ---------------------------------------------------- */
+static ks_atomic_t refs;
+static uint64_t probes;
+
+static void *ref_holder(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++)
+		ks_point(); /* work while holding the reference */
+	ks_atomic_sub(&refs, 1);
+	return NULL;
+}
+
+static void drain_body(void *arg)
+{
+	ks_thread_t t;
+
+	(void)arg;
+	ks_atomic_store(&refs, 1);
+	ks_thread_create(&t, "holder", ref_holder, NULL);
+	probes = ks_spin_wait_zero(&refs, 1000, 0, NULL, NULL);
+	ks_thread_join(&t, NULL);
+}
+
+/* ctl-1.5: the drain spin (usleep between probes) never starves the holder
+ * it waits for: every byte input and PCT seed ends, with few probes. */
+static void case_drain(void)
+{
+	for (unsigned i = 0; i < 256; i++) {
+		uint8_t b = (uint8_t)i;
+		ks_ctl_config_t cfg;
+		ks_ctl_result_t r;
+
+		ks_ctl_config_init(&cfg);
+		cfg.bytes = &b;
+		cfg.nbytes = 1;
+		cfg.max_steps = 1000;
+		r = run_with(&cfg, drain_body, NULL);
+		KT_EQ(r.failure, KS_OK);
+		KT_LE(probes, 2);
+		r = run_strategy(KS_STRAT_PCT, i + 1, drain_body);
+		KT_EQ(r.failure, KS_OK);
+		KT_LE(probes, 2);
+	}
+}
+
+/* ---- failures ------------------------------------------------------------ */
+static ks_atomic_t never;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!ks_atomic_load(&never))
+		ks_yield();
+	return NULL;
+}
+
+static void hang_body(void *arg)
+{
+	ks_thread_t t;
+
+	(void)arg;
+	ks_atomic_store(&never, 0);
+	ks_thread_create(&t, "spinner", spinner, NULL);
+	ks_thread_join(&t, NULL);
+}
+
+/* ctl-1.6: a livelock hits the step bound and is reported as KSCHED HANG
+ * with the spinner's site, and the run unwinds so the next one works. */
+static void case_hang(void)
+{
+	ks_ctl_config_t cfg;
+	ks_ctl_result_t r;
+
+	ks_ctl_config_init(&cfg);
+	cfg.max_steps = 500;
+	r = run_with(&cfg, hang_body, NULL);
+	KT_EQ(r.failure, KS_HANG);
+	KT_EQ(last_kind, KS_HANG);
+	KT_ASSERT(strstr(last_report, "KSCHED HANG") != NULL);
+	KT_ASSERT(strstr(last_report, "\"spinner\": runnable, last at") != NULL);
+	KT_ASSERT(strstr(last_report, "sched_ctl.c:") != NULL);
+	r = run_strategy(KS_STRAT_RR, 0, sem_body);
+	KT_EQ(r.failure, KS_OK);
+}
+
+static ks_mutex_t held;
+
+static void *locker(void *arg)
+{
+	(void)arg;
+	ks_mutex_lock(&held);
+	return NULL; /* exits holding it */
+}
+
+static void deadlock_body(void *arg)
+{
+	ks_thread_t t;
+
+	(void)arg;
+	ks_mutex_init(&held);
+	ks_thread_create(&t, "locker", locker, NULL);
+	ks_thread_join(&t, NULL);
+	ks_mutex_lock(&held); /* never returns */
+	KT_FAIL("main took a mutex that a finished thread still holds");
+}
+
+/* ctl-1.7: when every thread is blocked the report says KSCHED DEADLOCK and
+ * names each thread's state and wait site. */
+static void case_deadlock_report(void)
+{
+	ks_ctl_config_t cfg;
+	ks_ctl_result_t r;
+
+	ks_ctl_config_init(&cfg);
+	r = run_with(&cfg, deadlock_body, NULL);
+	KT_EQ(r.failure, KS_DEADLOCK);
+	KT_ASSERT(strstr(last_report, "KSCHED DEADLOCK") != NULL);
+	KT_ASSERT(strstr(last_report, "thread 0 \"main\": blocked on mutex at") != NULL);
+	KT_ASSERT(strstr(last_report, "thread 1 \"locker\": finished") != NULL);
+}
+
+static void *pointer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		ks_point();
+	return NULL;
+}
+
+static void two_body(void *arg)
+{
+	ks_thread_t t[2];
+
+	(void)arg;
+	for (int i = 0; i < 2; i++)
+		ks_thread_create(&t[i], "pointer", pointer, NULL);
+	for (int i = 0; i < 2; i++)
+		ks_thread_join(&t[i], NULL);
+}
+
+/* ctl-1.8: round-robin switches at every point; its trace replays to the
+ * same steps; a trace naming a thread that is not runnable is reported as
+ * KSCHED DIVERGENCE. */
+static void case_replay_and_divergence(void)
+{
+	ks_ctl_result_t r = run_strategy(KS_STRAT_RR, 0, two_body);
+	uint8_t trace[256], bad[256];
+	size_t n = r.ntrace;
+	uint64_t hash = r.step_hash;
+	ks_ctl_config_t cfg;
+
+	KT_EQ(r.failure, KS_OK);
+	KT_GT(n, 4);
+	KT_GE(r.preemptions, 4);
+	KT_LE(n, sizeof(trace));
+	memcpy(trace, r.trace, n);
+	ks_ctl_config_init(&cfg);
+	cfg.strategy = KS_STRAT_REPLAY;
+	cfg.trace = trace;
+	cfg.ntrace = n;
+	r = run_with(&cfg, two_body, NULL);
+	KT_EQ(r.failure, KS_OK);
+	KT_EQ(r.step_hash, hash);
+	memcpy(bad, trace, n);
+	bad[n / 2] = 9;
+	cfg.trace = bad;
+	r = run_with(&cfg, two_body, NULL);
+	KT_EQ(r.failure, KS_DIVERGENCE);
+	KT_ASSERT(strstr(last_report, "KSCHED DIVERGENCE") != NULL);
+	KT_ASSERT(strstr(last_report, "names thread 9") != NULL);
+}
+
+/* ctl-1.9: the same bytes give the same steps every time; different bytes
+ * reach different schedules. */
+static void case_determinism(void)
+{
+	uint64_t hashes[64];
+	int distinct = 0;
+
+	for (unsigned i = 0; i < 64; i++) {
+		uint8_t b[2] = {(uint8_t)(i * 37), (uint8_t)i};
+		ks_ctl_config_t cfg;
+		ks_ctl_result_t r;
+
+		ks_ctl_config_init(&cfg);
+		cfg.bytes = b;
+		cfg.nbytes = 2;
+		r = run_with(&cfg, cond_body, NULL);
+		hashes[i] = r.step_hash;
+		for (int k = 0; k < 5; k++)
+			KT_EQ(run_with(&cfg, cond_body, NULL).step_hash, hashes[i]);
+		distinct += i == 0 || hashes[i] != hashes[i - 1];
+	}
+	KT_GT(distinct, 10);
+}
+
+/* ctl-1.10: traces print and parse back; bad text is refused. */
+static void case_trace_text(void)
+{
+	const uint8_t t[] = {0, 1, 12, 63, 2};
+	char buf[64];
+	uint8_t *back;
+	size_t n;
+
+	KT_EQ(ks_ctl_trace_format(t, sizeof(t), buf, sizeof(buf)), 11);
+	KT_STREQ(buf, "0 1 12 63 2");
+	KT_EQ(ks_ctl_trace_parse(buf, &back, &n), 0);
+	KT_EQ(n, sizeof(t));
+	KT_MEMEQ(back, t, n);
+	free(back);
+	KT_EQ(ks_ctl_trace_parse("1 x", &back, &n), -1);
+	KT_EQ(ks_ctl_trace_parse("64", &back, &n), -1);
+	KT_EQ(ks_ctl_trace_parse("1,2\n3", &back, &n), 0);
+	KT_EQ(n, 3);
+	free(back);
+}
+
+static void nested_begin(void *arg)
+{
+	ks_ctl_config_t cfg;
+
+	(void)arg;
+	ks_ctl_config_init(&cfg);
+	KT_EQ(ks_ctl_begin(&cfg), -1);
+	KT_EQ(ks_ctl_self(), 0);
+	KT_ASSERT(ks_mutex_trylock(&m));
+	KT_ASSERT(!ks_mutex_trylock(&m));
+	ks_mutex_unlock(&m);
+}
+
+/* ctl-1.11: a run cannot start inside a run; trylock reports ownership. */
+static void case_misc(void)
+{
+	ks_ctl_config_t cfg;
+
+	ks_mutex_init(&m);
+	ks_ctl_config_init(&cfg);
+	KT_EQ(run_with(&cfg, nested_begin, NULL).failure, KS_OK);
+	KT_EQ(ks_ctl_self(), -1);
+}
+
+/* Optional argument: run only the cases whose name starts with it. */
+static const char *only;
+#define CASE(name, fn)                                                                             \
+	do {                                                                                       \
+		if (!only || strncmp(name, only, strlen(only)) == 0)                               \
+			KT_CASE(name, fn);                                                         \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	only = argc > 1 ? argv[1] : NULL;
+	CASE("ctl-1.1 rwlock readers share, writer excludes", case_rwlock);
+	CASE("ctl-1.2 semaphore", case_sem);
+	CASE("ctl-1.3 broadcast and nested threads", case_cond_and_nested_threads);
+	CASE("ctl-1.4 virtual time", case_virtual_time);
+	CASE("ctl-1.5 drain does not starve", case_drain);
+	CASE("ctl-1.6 hang", case_hang);
+	CASE("ctl-1.7 deadlock report", case_deadlock_report);
+	CASE("ctl-1.8 replay and divergence", case_replay_and_divergence);
+	CASE("ctl-1.9 determinism", case_determinism);
+	CASE("ctl-1.10 trace text", case_trace_text);
+	CASE("ctl-1.11 misc", case_misc);
+	KT_DONE();
+}

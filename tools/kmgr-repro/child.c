@@ -1,0 +1,261 @@
+/*
+ * child.c - running a finding that may crash: in a child process (this
+ * tool's hidden `__run`, or a stress binary's --replay) in its own process
+ * group, with the sanitizer options of sanitizers/<tool>.options (abort on
+ * error) unless the caller set them, stderr captured, and a time limit
+ * after which the group is killed and the signature is "timeout".
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "repro.h"
+#include "repro_config.h"
+
+#define REPORT_CAP (1u << 20)
+
+extern char **environ;
+
+const char *kr_self_path(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n;
+
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0)
+		return "kmgr-repro";
+	path[n] = 0;
+	return path;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void set_default_env(void)
+{
+	static const char *const opts[][2] = {
+		{"ASAN_OPTIONS", KREPRO_ASAN_OPTIONS}, {"UBSAN_OPTIONS", KREPRO_UBSAN_OPTIONS},
+		{"LSAN_OPTIONS", KREPRO_LSAN_OPTIONS}, {"TSAN_OPTIONS", KREPRO_TSAN_OPTIONS},
+		{"MSAN_OPTIONS", KREPRO_MSAN_OPTIONS},
+	};
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		setenv(opts[i][0], opts[i][1], 0);
+}
+
+static bool executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+int kr_find_stress(const char *name, char *path, size_t len)
+{
+	char dir[PATH_MAX];
+	const char *env = getenv("PATH");
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", kr_self_path());
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = 0;
+		snprintf(path, len, "%s/%s", dir, name);
+		if (executable(path))
+			return 0;
+	}
+	snprintf(path, len, "%s/stress/%s", KREPRO_BIN_DIR, name);
+	if (executable(path))
+		return 0;
+	while (env && *env) {
+		const char *end = strchr(env, ':');
+		size_t n = end ? (size_t)(end - env) : strlen(env);
+
+		snprintf(path, len, "%.*s/%s", (int)n, env, name);
+		if (n && executable(path))
+			return 0;
+		env = end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Reads the child's stderr until it closes or the deadline passes. */
+static bool collect(int fd, pid_t pid, unsigned timeout_s, char *buf, size_t *len)
+{
+	double deadline = now_s() + timeout_s;
+
+	for (;;) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		double left = deadline - now_s();
+		ssize_t n;
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			return true;
+		}
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		if (*len < REPORT_CAP)
+			n = read(fd, buf + *len, REPORT_CAP - *len);
+		else
+			n = read(fd, (char[4096]){0}, 4096); /* drain, past the cap */
+		if (n == 0)
+			return false;
+		if (n < 0 && errno != EINTR)
+			return false;
+		if (n > 0 && *len < REPORT_CAP)
+			*len += (size_t)n;
+	}
+}
+
+static void classify(kr_outcome_t *o, bool timed_out)
+{
+	int st = o->status;
+
+	o->failed = timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	o->signature[0] = 0;
+	if (!o->failed)
+		return;
+	if (timed_out) {
+		snprintf(o->signature, sizeof(o->signature), "timeout");
+		return;
+	}
+	kr_signature(o->report, o->signature, sizeof(o->signature));
+	if (o->signature[0])
+		return;
+	if (WIFSIGNALED(st))
+		snprintf(o->signature, sizeof(o->signature), "signal %s", strsignal(WTERMSIG(st)));
+	else
+		snprintf(o->signature, sizeof(o->signature), "exit %d", WEXITSTATUS(st));
+}
+
+static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int pfd[2];
+	pid_t pid;
+	size_t len = 0;
+	bool timed_out;
+	double t0 = now_s();
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->report = malloc(REPORT_CAP + 1);
+	if (!out->report || pipe(pfd))
+		return -1;
+	set_default_env();
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(pfd[1]);
+	if (rc) {
+		close(pfd[0]);
+		fprintf(stderr, "kmgr-repro: cannot run %s: %s\n", argv[0], strerror(rc));
+		return -1;
+	}
+	timed_out = collect(pfd[0], pid, o->timeout_s ? o->timeout_s : 60, out->report, &len);
+	close(pfd[0]);
+	while (waitpid(pid, &out->status, 0) < 0 && errno == EINTR)
+		;
+	out->report[len] = 0;
+	out->seconds = now_s() - t0;
+	classify(out, timed_out);
+	if (o->verbose && out->failed)
+		fputs(out->report, stderr);
+	return 0;
+}
+
+/* The scratch dir holds only the files the stress binary wrote. */
+static void remove_flat_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out)
+{
+	char bin[PATH_MAX], tmpdir[] = "/tmp/kmgr-repro-XXXXXX";
+	int rc;
+
+	if (in->kind != KR_STRESS) {
+		char *argv[] = {(char *)kr_self_path(), "__run", "--target", (char *)in->target,
+				(char *)in->path, NULL};
+
+		return spawn(argv, o, out);
+	}
+	if (kr_find_stress(in->stress_bin, bin, sizeof(bin))) {
+		fprintf(stderr, "kmgr-repro: %s not found next to the tool, in %s/stress or in "
+				"PATH\n", in->stress_bin, KREPRO_BIN_DIR);
+		return -1;
+	}
+	if (!mkdtemp(tmpdir))
+		return -1;
+	/* its own failure writes a new repro file: into a scratch dir */
+	char *argv[] = {bin, "--replay", (char *)in->path, "--quiet", "--repro-dir", tmpdir, NULL};
+
+	rc = spawn(argv, o, out);
+	remove_flat_dir(tmpdir);
+	return rc;
+}
+
+int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o,
+		   kr_outcome_t *out)
+{
+	char path[] = "/tmp/kmgr-repro-prog-XXXXXX";
+	int fd = mkstemp(path), rc;
+	kr_input_t in = {.path = path, .kind = KR_PROGRAM};
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(in.target, sizeof(in.target), "%s", target);
+	rc = kr_write_program(path, p, target, false);
+	if (!rc)
+		rc = kr_run_child(&in, o, out);
+	unlink(path);
+	return rc;
+}
+
+void kr_outcome_free(kr_outcome_t *o)
+{
+	free(o->report);
+	o->report = NULL;
+}

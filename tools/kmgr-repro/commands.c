@@ -1,0 +1,483 @@
+/*
+ * commands.c - show, replay, minimize, emit-c and triage over the pieces in
+ * input.c (reading), child.c (running) and signature.c (bucketing).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "model/kmodel.h"
+#include "repro.h"
+
+/* ---- options ------------------------------------------------------------ */
+
+enum { O_TARGET = 1, O_TIMES = 2, O_OUT = 4, O_TEXT = 8, O_NAME = 16 };
+
+typedef struct kr_opts {
+	const char *target, *out, *name, *file;
+	unsigned times;
+	bool text;
+	kr_run_opts_t run;
+} kr_opts_t;
+
+static int number(const char *flag, const char *v, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = v ? strtoul(v, &end, 10) : 0;
+	if (!v || errno || *end || end == v || n == 0 || n > max) {
+		fprintf(stderr, "kmgr-repro: %s needs a number from 1 to %u\n", flag, max);
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* Returns 0 to go on, 1 after --help, -1 on a bad flag (reported). */
+static int parse_opts(int argc, char **argv, unsigned allowed, const char *help, kr_opts_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->times = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int used = 1;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(help, stdout);
+			return 1;
+		}
+		if (!strcmp(a, "-v")) {
+			o->run.verbose = true;
+			used = 0;
+		} else if (!strcmp(a, "--timeout")) {
+			if (number(a, v, 3600, &o->run.timeout_s))
+				return -1;
+		} else if (!strcmp(a, "--target") && (allowed & O_TARGET) && v) {
+			o->target = v;
+		} else if (!strcmp(a, "--times") && (allowed & O_TIMES)) {
+			if (number(a, v, 1000, &o->times))
+				return -1;
+		} else if (!strcmp(a, "-o") && (allowed & O_OUT) && v) {
+			o->out = v;
+		} else if (!strcmp(a, "--name") && (allowed & O_NAME) && v) {
+			o->name = v;
+		} else if (!strcmp(a, "--text") && (allowed & O_TEXT)) {
+			o->text = true;
+			used = 0;
+		} else if (a[0] != '-' && !o->file) {
+			o->file = a;
+			used = 0;
+		} else {
+			fprintf(stderr, "kmgr-repro %s: bad argument '%s' (see --help)\n", argv[0], a);
+			return -1;
+		}
+		i += used;
+	}
+	if (!o->file) {
+		fprintf(stderr, "kmgr-repro %s: expected a file (see --help)\n", argv[0]);
+		return -1;
+	}
+	if ((allowed & O_OUT) && !o->out) {
+		fprintf(stderr, "kmgr-repro %s: -o OUT is required\n", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned nonzero(const uint8_t *b, uint32_t n)
+{
+	unsigned c = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		c += b[i] != 0;
+	return c;
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+static const char show_help[] =
+	"usage: kmgr-repro show FILE [--target NAME]\n"
+	"Prints what FILE is (binary fuzz input, program text, model container, stress repro),\n"
+	"the target it is read for, and the program as that target runs it: config, fault\n"
+	"plan, operations per logical thread and the scheduling decisions.\n";
+
+static void show_model(const kr_input_t *in)
+{
+	kmodel_t *m = NULL;
+	NRT_STATUS rc = kmodel_parse(in->data, in->size, &m);
+
+	printf("model container: %zu bytes, kmodel_parse -> %d\n", in->size, (int)rc);
+	if (rc == NRT_SUCCESS)
+		printf("  name %s, %u subgraph(s), %u tensor(s)\n", m->name, m->nkbin, m->n_tensors);
+	kmodel_free(m);
+}
+
+int kr_cmd_show(int argc, char **argv)
+{
+	static char text[1 << 18];
+	kr_opts_t o;
+	kr_input_t in;
+	int rc = parse_opts(argc, argv, O_TARGET, show_help, &o);
+
+	if (rc)
+		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
+	if (kr_input_load(&in, o.file, o.target))
+		return KR_EXIT_USAGE;
+	printf("file: %s (%zu bytes)\n", in.path, in.size);
+	if (in.kind == KR_STRESS) {
+		printf("kind: stress repro file of %s (replay runs `%s --replay FILE`)\n",
+		       in.stress_bin, in.stress_bin);
+		fputs((const char *)in.data, stdout);
+	} else if (in.kind == KR_MODEL) {
+		printf("target: model_parse (from the %s)\n", in.target_from);
+		show_model(&in);
+	} else {
+		const kprog_t *p = in.prog;
+
+		printf("kind: program (%s)\ntarget: %s (from the %s)\n",
+		       in.text ? "text form" : "binary fuzz input", in.target, in.target_from);
+		printf("ops %u, threads %u, faults %u, schedule bytes %u (%u nonzero)\n", p->nops,
+		       p->nthreads, p->plan.n, p->nsched, nonzero(p->sched, p->nsched));
+		kprog_print(p, text, sizeof(text));
+		fputs(text, stdout);
+	}
+	kr_input_free(&in);
+	return KR_EXIT_OK;
+}
+
+/* ---- replay -------------------------------------------------------------- */
+
+static const char replay_help[] =
+	"usage: kmgr-repro replay FILE [--times N] [--target NAME] [--timeout S] [-v]\n"
+	"Runs FILE N times (default 1) in a child under this build, with its recorded\n"
+	"schedule (the program's decision bytes; stress files through `stress_X --replay`),\n"
+	"and prints each run's outcome and crash signature (-v: the whole report).\n"
+	"Exit 0 when every run reproduced the same signature, 1 otherwise.\n";
+
+int kr_cmd_replay(int argc, char **argv)
+{
+	char first[512] = "";
+	unsigned same = 0;
+	kr_opts_t o;
+	kr_input_t in;
+	int rc = parse_opts(argc, argv, O_TARGET | O_TIMES, replay_help, &o);
+
+	if (rc)
+		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
+	if (kr_input_load(&in, o.file, o.target))
+		return KR_EXIT_USAGE;
+	printf("replay %s (target %s, from the %s), %u run(s)\n", in.path, in.target,
+	       in.target_from ? in.target_from : "file", o.times);
+	for (unsigned i = 0; i < o.times; i++) {
+		kr_outcome_t out;
+
+		if (kr_run_child(&in, &o.run, &out)) {
+			kr_outcome_free(&out);
+			kr_input_free(&in);
+			return KR_EXIT_USAGE;
+		}
+		if (out.failed && !first[0])
+			snprintf(first, sizeof(first), "%s", out.signature);
+		same += out.failed && !strcmp(out.signature, first);
+		printf("run %u/%u: %s%s (%.2f s)\n", i + 1, o.times,
+		       out.failed ? "crashed: " : "no failure", out.signature, out.seconds);
+		kr_outcome_free(&out);
+	}
+	printf("reproduced %u/%u%s%s\n", same, o.times, first[0] ? ": " : "", first);
+	kr_input_free(&in);
+	return same == o.times ? KR_EXIT_OK : KR_EXIT_NO;
+}
+
+/* ---- minimize ------------------------------------------------------------ */
+
+static const char minimize_help[] =
+	"usage: kmgr-repro minimize FILE -o OUT [--target NAME] [--timeout S] [--text]\n"
+	"Shrinks a program while its crash signature stays the same: first fewer\n"
+	"preemptions (schedule bytes cut or zeroed: 0 is 'no preemption'), then operations,\n"
+	"per-thread operations, fault entries, threads and schedule bytes\n"
+	"(kprog_minimize), then the schedule again.  OUT is the binary fuzz input, shaped\n"
+	"for its target (--text: the text form with a '# kmgr-repro target=' header).\n";
+
+typedef struct minctx {
+	const char *target;
+	const char *sig;
+	const kr_run_opts_t *run;
+	unsigned runs;
+} minctx_t;
+
+static bool same_crash(const kprog_t *p, void *arg)
+{
+	minctx_t *c = arg;
+	kr_outcome_t out;
+	bool ok;
+
+	c->runs++;
+	if (kr_run_program(p, c->target, c->run, &out)) {
+		kr_outcome_free(&out);
+		return false;
+	}
+	ok = out.failed && !strcmp(out.signature, c->sig);
+	kr_outcome_free(&out);
+	return ok;
+}
+
+/* Fewer preemptions first: no decisions at all, then each nonzero
+ * decision byte set to 0 (the current thread continues). */
+static unsigned fewer_preemptions(kprog_t *p, minctx_t *c)
+{
+	static kprog_t q;
+	unsigned done = 0;
+
+	if (!p->nsched)
+		return 0;
+	q = *p;
+	q.nsched = 0;
+	if (same_crash(&q, c)) {
+		*p = q;
+		return 1;
+	}
+	for (uint32_t i = 0; i < p->nsched && i < 256; i++) {
+		if (!p->sched[i])
+			continue;
+		q = *p;
+		q.sched[i] = 0;
+		if (same_crash(&q, c)) {
+			*p = q;
+			done++;
+		}
+	}
+	while (p->nsched && !p->sched[p->nsched - 1])
+		p->nsched--; /* trailing zeros are the fallback anyway */
+	return done;
+}
+
+static int minimize_run(const kr_opts_t *o, kr_input_t *in)
+{
+	static kprog_t p;
+	kr_outcome_t out;
+	minctx_t c = {in->target, NULL, &o->run, 0};
+	double t0 = now_s();
+	char sig[512];
+
+	if (kr_run_child(in, &o->run, &out)) {
+		kr_outcome_free(&out);
+		return KR_EXIT_USAGE;
+	}
+	snprintf(sig, sizeof(sig), "%s", out.signature);
+	kr_outcome_free(&out);
+	if (!sig[0]) {
+		printf("%s does not fail under this build: nothing to minimize\n", in->path);
+		return KR_EXIT_NO;
+	}
+	c.sig = sig;
+	p = *in->prog;
+	printf("signature: %s\n", sig);
+	if (!same_crash(&p, &c)) {
+		printf("the program re-encoded from %s does not reproduce it\n", in->path);
+		return KR_EXIT_NO;
+	}
+	fewer_preemptions(&p, &c);
+	kprog_minimize(&p, same_crash, &c);
+	fewer_preemptions(&p, &c);
+	if (kr_write_program(o->out, &p, in->target, o->text))
+		return KR_EXIT_USAGE;
+	printf("ops %u -> %u, threads %u -> %u, faults %u -> %u, schedule bytes %u -> %u "
+	       "(nonzero %u -> %u)\n",
+	       in->prog->nops, p.nops, in->prog->nthreads, p.nthreads, in->prog->plan.n, p.plan.n,
+	       in->prog->nsched, p.nsched, nonzero(in->prog->sched, in->prog->nsched),
+	       nonzero(p.sched, p.nsched));
+	printf("%u runs, %.1f s; written to %s\n", c.runs + 1, now_s() - t0, o->out);
+	return KR_EXIT_OK;
+}
+
+int kr_cmd_minimize(int argc, char **argv)
+{
+	kr_opts_t o;
+	kr_input_t in;
+	int rc = parse_opts(argc, argv, O_TARGET | O_OUT | O_TEXT, minimize_help, &o);
+
+	if (rc)
+		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
+	if (kr_input_load(&in, o.file, o.target))
+		return KR_EXIT_USAGE;
+	if (in.kind != KR_PROGRAM) {
+		fprintf(stderr, "kmgr-repro minimize: %s is not a program (model_parse inputs: "
+				"libFuzzer -minimize_crash; stress: --replay)\n", in.path);
+		kr_input_free(&in);
+		return KR_EXIT_USAGE;
+	}
+	rc = minimize_run(&o, &in);
+	kr_input_free(&in);
+	return rc;
+}
+
+/* ---- emit-c -------------------------------------------------------------- */
+
+static const char emit_help[] =
+	"usage: kmgr-repro emit-c FILE -o TEST.c [--target NAME] [--name NAME]\n"
+	"Writes a standalone C regression test: the program spelled out as straight-line\n"
+	"C (one function per logical thread) over the public API, kmgr.h, emu.h's\n"
+	"accounting and the scheduler (kctl.h, KS_STRAT_BYTES with the program's decision\n"
+	"bytes).  It aborts (sanitizer report, ORACLE line) or exits 1 while the bug is\n"
+	"there and exits 0 on a correct library.  corpus/regressions/*.c are built and run\n"
+	"by ctest (label fuzz-regression).\n";
+
+int kr_cmd_emit_c(int argc, char **argv)
+{
+	kr_opts_t o;
+	kr_input_t in;
+	int rc = parse_opts(argc, argv, O_TARGET | O_OUT | O_NAME, emit_help, &o);
+
+	if (rc)
+		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
+	if (kr_input_load(&in, o.file, o.target))
+		return KR_EXIT_USAGE;
+	rc = kr_emit_c(&in, o.out, o.name) ? KR_EXIT_USAGE : KR_EXIT_OK;
+	kr_input_free(&in);
+	return rc;
+}
+
+/* ---- triage -------------------------------------------------------------- */
+
+static const char triage_help[] =
+	"usage: kmgr-repro triage DIR [--target NAME] [--timeout S]\n"
+	"Runs every file under DIR (libFuzzer crash-*, AFL++ crashes/id:*, stress repro\n"
+	"files; three levels deep, dot files and README.txt skipped) once and groups them\n"
+	"by signature: one line per bucket with its count, the signature and its smallest\n"
+	"reproducer.  Unusable files and files that do not fail get their own buckets.\n";
+
+#define MAX_BUCKETS 256
+
+typedef struct bucket {
+	char sig[512];
+	unsigned count;
+	size_t best_size;
+	char best[PATH_MAX];
+} bucket_t;
+
+static bucket_t buckets[MAX_BUCKETS];
+static unsigned nbuckets;
+
+static void add(const char *sig, const char *path, size_t size)
+{
+	bucket_t *b = NULL;
+
+	for (unsigned i = 0; i < nbuckets && !b; i++)
+		if (!strcmp(buckets[i].sig, sig))
+			b = &buckets[i];
+	if (!b && nbuckets == MAX_BUCKETS)
+		b = &buckets[MAX_BUCKETS - 1]; /* the overflow shares the last bucket */
+	if (!b) {
+		b = &buckets[nbuckets++];
+		snprintf(b->sig, sizeof(b->sig), "%s", sig);
+	}
+	if (!b->count || size < b->best_size) {
+		b->best_size = size;
+		snprintf(b->best, sizeof(b->best), "%s", path);
+	}
+	b->count++;
+}
+
+static void triage_file(const char *path, const kr_opts_t *o)
+{
+	kr_input_t in;
+	kr_outcome_t out;
+	struct stat st;
+	size_t size = stat(path, &st) ? 0 : (size_t)st.st_size;
+	int rc = kr_input_load(&in, path, NULL);
+
+	if (!rc && in.kind != KR_STRESS && o->target && in.target_guessed) {
+		kr_input_free(&in);
+		rc = kr_input_load(&in, path, o->target);
+	}
+	if (rc) {
+		add("(unusable file)", path, size);
+		kr_input_free(&in);
+		return;
+	}
+	if (kr_run_child(&in, &o->run, &out))
+		add("(could not run)", path, size);
+	else
+		add(out.failed ? out.signature : "(no failure)", path, size);
+	kr_outcome_free(&out);
+	kr_input_free(&in);
+}
+
+static int cmp_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void walk(const char *dir, int depth, const kr_opts_t *o)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, cmp_name);
+
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		const char *name = ents[i]->d_name;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (name[0] != '.' && strcmp(name, "README.txt") && !lstat(path, &st)) {
+			if (S_ISDIR(st.st_mode) && depth < 3)
+				walk(path, depth + 1, o);
+			else if (S_ISREG(st.st_mode))
+				triage_file(path, o);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const bucket_t *x = a, *y = b;
+
+	return x->count != y->count ? (x->count < y->count ? 1 : -1) : strcmp(x->sig, y->sig);
+}
+
+int kr_cmd_triage(int argc, char **argv)
+{
+	kr_opts_t o;
+	struct stat st;
+	unsigned files = 0;
+	int rc = parse_opts(argc, argv, O_TARGET, triage_help, &o);
+
+	if (rc)
+		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
+	if (stat(o.file, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "kmgr-repro triage: %s is not a directory\n", o.file);
+		return KR_EXIT_USAGE;
+	}
+	if (o.target && !kr_is_target(o.target)) {
+		fprintf(stderr, "kmgr-repro triage: unknown target '%s'\n", o.target);
+		return KR_EXIT_USAGE;
+	}
+	nbuckets = 0;
+	walk(o.file, 0, &o);
+	qsort(buckets, nbuckets, sizeof(buckets[0]), by_count);
+	for (unsigned i = 0; i < nbuckets; i++) {
+		printf("%5u  %s  smallest: %s (%zu bytes)\n", buckets[i].count, buckets[i].sig,
+		       buckets[i].best, buckets[i].best_size);
+		files += buckets[i].count;
+	}
+	printf("%u file(s), %u bucket(s)\n", files, nbuckets);
+	return KR_EXIT_OK;
+}

@@ -1,0 +1,95 @@
+/*
+ * repro.h - the pieces of kmgr-repro (tools/kmgr-repro): reading a finding
+ * (libFuzzer / AFL++ crash file, program text, stress repro file), running
+ * it in a child under a time limit, classifying the child's report into a
+ * crash signature, and the commands built on them.  docs/reproducer.md.
+ */
+#ifndef KREPRO_H
+#define KREPRO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prog/prog.h"
+
+/* Exit statuses of every command. */
+#define KR_EXIT_OK 0	 /* done; replay: reproduced every time */
+#define KR_EXIT_NO 1	 /* replay: not reproduced (or not every time) */
+#define KR_EXIT_USAGE 2	 /* bad flags or an unusable file */
+#define KR_MAX_FILE (1u << 20) /* the largest file read: 1 MiB */
+
+typedef enum kr_kind {
+	KR_PROGRAM,	/* a program (binary fuzz input or text form) of a program target */
+	KR_MODEL,	/* model_parse input: container bytes */
+	KR_STRESS,	/* a stress binary's text repro file */
+} kr_kind_t;
+
+typedef struct kr_input {
+	const char *path;
+	kr_kind_t kind;
+	bool text;	  /* the program came in text form */
+	char target[32];  /* program target or "model_parse" */
+	bool target_guessed; /* not given: from the path, else the default */
+	const char *target_from; /* "--target", "header", "path", "default" */
+	uint8_t *data;	  /* the file (NUL-terminated copy) */
+	size_t size;
+	kprog_t *prog;	  /* KR_PROGRAM: decoded (or parsed) and shaped */
+	char stress_bin[64]; /* KR_STRESS: "stress_refdrain" etc. */
+} kr_input_t;
+
+/* input.c: reads and classifies path; target may be NULL (guess).  Returns
+ * 0 or -1 with one line on stderr. */
+int kr_input_load(kr_input_t *in, const char *path, const char *target);
+void kr_input_free(kr_input_t *in);
+bool kr_is_target(const char *name);
+/* The text form with its target header (the form minimize --text writes). */
+int kr_write_program(const char *path, const kprog_t *p, const char *target, bool text);
+
+/* child.c */
+typedef struct kr_outcome {
+	bool failed;	     /* non-zero exit, a signal or the time limit */
+	char signature[512]; /* empty when !failed */
+	int status;	     /* wait status */
+	double seconds;
+	char *report;	     /* the child's stderr (malloc'd, NUL-terminated) */
+} kr_outcome_t;
+
+typedef struct kr_run_opts {
+	unsigned timeout_s; /* per child; 0 = 60 */
+	bool verbose;
+} kr_run_opts_t;
+
+/* Runs the input once in a child: programs and model bytes through this
+ * tool's hidden `__run`, stress repro files through their binary. */
+int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out);
+/* A program given in memory (minimize's candidates). */
+int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o,
+		   kr_outcome_t *out);
+void kr_outcome_free(kr_outcome_t *o);
+/* Where a stress binary is: next to the tool, the build tree's stress/, PATH. */
+int kr_find_stress(const char *name, char *path, size_t len);
+
+/* signature.c: the crash signature of a report ("" if none recognised). */
+void kr_signature(const char *report, char *sig, size_t len);
+/* Is a frame's source file project code (not runtime, fuzzer, driver or
+ * this tool)? */
+bool kr_project_frame(const char *file);
+
+/* runchild.c: the hidden `__run TARGET FILE` */
+int kr_cmd_run(int argc, char **argv);
+
+/* emitc.c */
+int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name);
+
+/* commands.c */
+int kr_cmd_show(int argc, char **argv);
+int kr_cmd_replay(int argc, char **argv);
+int kr_cmd_minimize(int argc, char **argv);
+int kr_cmd_emit_c(int argc, char **argv);
+int kr_cmd_triage(int argc, char **argv);
+
+/* The path of this executable, for spawning `__run`. */
+const char *kr_self_path(void);
+
+#endif /* KREPRO_H */

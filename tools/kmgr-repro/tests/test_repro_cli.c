@@ -1,0 +1,299 @@
+/*
+ * test_repro_cli.c - the focus of this file is the kmgr-repro command line
+ * as a child process: --help on every command, one line on stderr and exit
+ * 2 for every bad flag and unusable file, only exit statuses 0/1/2 and no
+ * sanitizer report for random files through every command, and replay /
+ * triage / the time limit driven through a fake stress binary whose report
+ * is known.  Run as: test BINARY SCRATCH_DIR.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+extern char **environ;
+
+static const char *tool, *dir;
+static char out_path[512], err_path[512], path_env[4096];
+static char out_text[1 << 16], err_text[1 << 16];
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Runs the tool with PATH starting at the scratch dir (the fake stress
+ * binary lives there); stdout and stderr land in out_text / err_text. */
+static int run(const char *const *args)
+{
+	char *argv[32], *envp[128];
+	posix_spawn_file_actions_t fa;
+	int n = 0, e = 0, status;
+	pid_t pid;
+
+	argv[n++] = (char *)tool;
+	for (; *args && n < 31; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	for (char **p = environ; *p && e < 120; p++)
+		if (strncmp(*p, "PATH=", 5) != 0)
+			envp[e++] = *p;
+	envp[e++] = path_env;
+	envp[e] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	KT_EQ(posix_spawn(&pid, tool, &fa, NULL, argv, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	KT_EQ(waitpid(pid, &status, 0), pid);
+	slurp(out_path, out_text, sizeof(out_text));
+	slurp(err_path, err_text, sizeof(err_text));
+	KT_ASSERT(WIFEXITED(status)); /* a signal (crash, sanitizer abort) is never right */
+	KT_ASSERT(!strstr(err_text, "Sanitizer"));
+	KT_ASSERT(!strstr(err_text, "runtime error"));
+	return WEXITSTATUS(status);
+}
+
+#define RUN(...) run((const char *const[]){__VA_ARGS__, NULL})
+
+#define EXPECT_BAD(...)                                                                            \
+	do {                                                                                       \
+		KT_EQ(RUN(__VA_ARGS__), 2);                                                        \
+		KT_EQ(count_lines(err_text), 1);                                                   \
+		KT_EQ(strncmp(err_text, "kmgr-repro", 10), 0);                                     \
+	} while (0)
+
+static const char *scratch(const char *name)
+{
+	static char paths[16][512];
+	static unsigned next;
+	char *p = paths[next++ % 16];
+
+	snprintf(p, 512, "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *path, const void *data, size_t n, bool exec)
+{
+	FILE *f = fopen(path, "wb");
+
+	KT_ASSERT(f);
+	KT_EQ(fwrite(data, 1, n, f), n);
+	KT_EQ(fclose(f), 0);
+	KT_EQ(chmod(path, exec ? 0755 : 0644), 0);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	write_file(path, text, strlen(text), false);
+}
+
+/* repro-1.1: every command answers --help on stdout with exit 0. */
+static void t_help(void)
+{
+	static const char *const cmds[] = {"show", "replay", "minimize", "emit-c", "triage"};
+
+	KT_EQ(RUN("--help"), 0);
+	KT_ASSERT(strstr(out_text, "usage: kmgr-repro"));
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		KT_EQ(RUN(cmds[i], "--help"), 0);
+		KT_ASSERT(strstr(out_text, "usage: kmgr-repro "));
+		KT_EQ(err_text[0], 0);
+	}
+}
+
+/* repro-1.2: bad flags and missing arguments: one line on stderr, exit 2. */
+static void t_bad_flags(void)
+{
+	const char *prog = scratch("ok.txt");
+
+	write_text(prog, "config mode=sync nc=1 qdepth=1 threads=1\n");
+	EXPECT_BAD("frobnicate", prog);
+	EXPECT_BAD("show");
+	EXPECT_BAD("show", prog, "--bogus");
+	EXPECT_BAD("show", prog, prog);
+	EXPECT_BAD("replay", prog, "--times");
+	EXPECT_BAD("replay", prog, "--times", "0");
+	EXPECT_BAD("replay", prog, "--times", "12x");
+	EXPECT_BAD("replay", prog, "--timeout", "-3");
+	EXPECT_BAD("replay", prog, "--target", "nosuch");
+	EXPECT_BAD("minimize", prog);
+	EXPECT_BAD("minimize", prog, "-o");
+	EXPECT_BAD("emit-c", prog);
+	EXPECT_BAD("emit-c", prog, "-o", scratch("nodir/x.c"));
+	EXPECT_BAD("triage", prog);
+	EXPECT_BAD("triage", dir, "--times", "3");
+	EXPECT_BAD("show", scratch("does-not-exist"));
+	KT_EQ(run((const char *const[]){NULL}), 2);
+}
+
+/* repro-1.3: unusable files (empty, over 1 MiB, a directory, a truncated
+ * stress repro, a broken text program, a stress repro with --target, a
+ * model given to minimize / emit-c): one line on stderr, exit 2. */
+static void t_bad_files(void)
+{
+	static uint8_t big[(1 << 20) + 1];
+	const char *empty = scratch("empty"), *huge = scratch("huge");
+	const char *trunc = scratch("trunc.repro"), *text = scratch("broken.txt");
+	const char *stress = scratch("s.repro");
+
+	write_file(empty, "", 0, false);
+	write_file(huge, big, sizeof(big), false);
+	write_text(trunc, "# kmgr-fuzz stress reproducer: rerun with `x --replay THIS_FILE`\nbin");
+	write_text(text, "config mode=sync nc=3 threads=9\nt0 launch rockets\n");
+	write_text(stress, "# kmgr-fuzz stress reproducer\nbinary stress_fake\nseed 1\n");
+	for (int c = 0; c < 4; c++) {
+		const char *cmd = (const char *[]){"show", "replay", "minimize", "emit-c"}[c];
+		const char *o = c < 2 ? "-v" : "-o", *ov = c < 2 ? "-v" : scratch("out");
+		const char *bad[] = {empty, huge, dir, trunc, text};
+
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+			EXPECT_BAD(cmd, bad[k], o, ov);
+		EXPECT_BAD(cmd, stress, "--target", "concurrent", o, ov);
+	}
+	EXPECT_BAD("minimize", stress, "-o", scratch("out"));
+	EXPECT_BAD("emit-c", stress, "-o", scratch("out.c"));
+	EXPECT_BAD("emit-c", empty, "--target", "model_parse", "-o", scratch("out.c"));
+}
+
+/* repro-1.4: random files (a fixed-seed generator) through every command:
+ * statuses 0/1/2 only, never a signal or a sanitizer report (run()). */
+static void t_random(void)
+{
+	static const char *const targets[] = {"api_seq", "concurrent", "async", "faults",
+					      "model_parse"};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	char name[64];
+
+	mkdir(scratch("rnd"), 0755);
+	for (int i = 0; i < 10; i++) {
+		uint8_t buf[700];
+		size_t n = 1 + i * 67 % sizeof(buf);
+		const char *t = targets[i % 5];
+		int rc;
+
+		for (size_t k = 0; k < n; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[k] = (uint8_t)x;
+		}
+		snprintf(name, sizeof(name), "rnd/crash-%d", i);
+		write_file(scratch(name), buf, n, false);
+		KT_EQ(RUN("show", scratch(name), "--target", t), 0);
+		rc = RUN("replay", scratch(name), "--target", t, "--timeout", "20");
+		KT_ASSERT(rc == 0 || rc == 1);
+		rc = RUN("emit-c", scratch(name), "--target", t, "-o", scratch("rnd.c"));
+		KT_ASSERT(rc == 0 || (rc == 2 && !strcmp(t, "model_parse")));
+	}
+	KT_EQ(RUN("triage", scratch("rnd"), "--timeout", "20"), 0);
+	KT_ASSERT(strstr(out_text, "10 file(s)"));
+}
+
+/* A stand-in stress binary: prints an ASan-style report whose project
+ * frames are known (or sleeps past the time limit) and fails. */
+static void fake_stress(const char *mode)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\n"
+		 "[ \"%s\" = sleep ] && exec sleep 30\n"
+		 "echo '==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020' >&2\n"
+		 "echo 'READ of size 8 at 0x6020 thread T1' >&2\n"
+		 "echo '    #0 0x55 in __asan_memcpy /build/compiler-rt/asan.cpp:22:3' >&2\n"
+		 "echo '    #1 0x56 in exec_sync %s/lib/kmgr/exec.c:40:2' >&2\n"
+		 "echo '    #2 0x57 in kmgr_exec %s/lib/kmgr/exec.c:118:8' >&2\n"
+		 "echo '    #3 0x58 in LLVMFuzzerTestOneInput %s/fuzz/targets/x.c:9:1' >&2\n"
+		 "echo '    #4 0x59 in op_exec %s/fuzz/prog/run.c:400:3' >&2\n"
+		 "echo '    #5 0x5a in thread_main %s/fuzz/prog/run.c:700:3' >&2\n"
+		 "echo '' >&2\n"
+		 "echo '    #0 0x60 in free_model %s/lib/kmgr/unload.c:1:1' >&2\n"
+		 "exit 1\n",
+		 mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
+		 KREPRO_SRC_DIR, KREPRO_SRC_DIR);
+	write_file(scratch("stress_fake"), text, strlen(text), true);
+}
+
+/* repro-1.5: replay runs a stress repro through its binary (found in
+ * PATH), prints the signature (kind + top 3 project frames, runtime and
+ * driver frames dropped) and exits 0 when every run reproduced it. */
+static void t_replay_stress(void)
+{
+	const char *repro = scratch("fake.repro");
+
+	write_text(repro, "# kmgr-fuzz stress reproducer: rerun with `stress_fake --replay "
+			  "THIS_FILE`\nbinary stress_fake\nwhy check failed\nseed 7\n");
+	fake_stress("report");
+	KT_EQ(RUN("show", repro), 0);
+	KT_ASSERT(strstr(out_text, "stress repro file of stress_fake"));
+	KT_EQ(RUN("replay", repro, "--times", "3"), 0);
+	KT_ASSERT(strstr(out_text, "reproduced 3/3: heap-use-after-free in exec_sync < kmgr_exec "
+				   "< op_exec\n"));
+}
+
+/* repro-1.6: the time limit kills a hung child: signature "timeout". */
+static void t_timeout(void)
+{
+	fake_stress("sleep");
+	KT_EQ(RUN("replay", scratch("fake.repro"), "--timeout", "1"), 0);
+	KT_ASSERT(strstr(out_text, "reproduced 1/1: timeout\n"));
+}
+
+/* repro-1.7: triage buckets by signature, counts, smallest file first. */
+static void t_triage(void)
+{
+	mkdir(scratch("tri"), 0755);
+	write_text(scratch("tri/a.repro"), "binary stress_fake\nseed 1\nwhy a longer one\n");
+	write_text(scratch("tri/b.repro"), "binary stress_fake\nseed 2\n");
+	write_text(scratch("tri/README.txt"), "AFL's note, skipped\n");
+	write_file(scratch("tri/empty"), "", 0, false);
+	fake_stress("report");
+	KT_EQ(RUN("triage", scratch("tri")), 0);
+	KT_ASSERT(strstr(out_text, "    2  heap-use-after-free in exec_sync < kmgr_exec < op_exec"
+				   "  smallest: "));
+	KT_ASSERT(strstr(out_text, "tri/b.repro"));
+	KT_ASSERT(strstr(out_text, "    1  (unusable file)"));
+	KT_ASSERT(strstr(out_text, "3 file(s), 2 bucket(s)"));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s KMGR_REPRO SCRATCH_DIR\n", argv[0]);
+		return 2;
+	}
+	tool = argv[1];
+	dir = argv[2];
+	mkdir(dir, 0755);
+	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	snprintf(path_env, sizeof(path_env), "PATH=%s:%s", dir, getenv("PATH") ? getenv("PATH") : "");
+	KT_CASE("repro-1.1 help", t_help);
+	KT_CASE("repro-1.2 bad flags", t_bad_flags);
+	KT_CASE("repro-1.3 bad files", t_bad_files);
+	KT_CASE("repro-1.4 random files", t_random);
+	KT_CASE("repro-1.5 replay through a stress binary", t_replay_stress);
+	KT_CASE("repro-1.6 time limit", t_timeout);
+	KT_CASE("repro-1.7 triage", t_triage);
+	KT_DONE();
+}
