@@ -95,8 +95,14 @@ for line in open(os.path.join(d, "runs.tsv")):
         ok = False
     runs.append(r)
 fuzz_log = os.path.join(d, "logs", "fuzz.log")
+findings = []
+if fuzz_rc != -1 and os.path.exists(fuzz_log):
+    for line in open(fuzz_log, errors="replace"):
+        if line.strip().startswith("reproduce:"):
+            findings.append(line.split("reproduce:", 1)[1].strip())
 summary = {"date": day, "minutes": float(minutes), "stress": runs,
-           "fuzz": {"exit": fuzz_rc, "log": fuzz_log if fuzz_rc != -1 else None}}
+           "fuzz": {"exit": fuzz_rc, "log": fuzz_log if fuzz_rc != -1 else None,
+                    "findings": findings}}
 json.dump(summary, open(os.path.join(d, "..", "stress-%s.json" % day), "w"), indent=2)
 md = ["# Nightly %s (%s min per run)" % (day, minutes), "",
       "| preset | binary | result | exit | ops/s | executions/s | drain p50 / p99 / max (us) | findings |",
@@ -111,7 +117,8 @@ for r in runs:
         r["preset"], r["binary"], r["result"], r["exit"],
         "%.0f" % r["ops_per_s"] if "ops_per_s" in r else "-",
         "%.0f" % r["executions_per_s"] if r.get("executions_per_s") else "-", dr, f.replace("|", "\\|")))
-md += ["", "Fuzzing: " + ("skipped" if fuzz_rc == -1 else "ci/fuzz.sh exit %d, log `%s`" % (fuzz_rc, fuzz_log))]
+md += ["", "Fuzzing: " + ("skipped" if fuzz_rc == -1 else "ci/fuzz.sh exit %d, %d finding(s), log `%s`" % (fuzz_rc, len(findings), fuzz_log))]
+md += ["- reproduce: `%s`" % f for f in findings]
 if fuzz_rc != -1 and os.path.exists(fuzz_log):
     tail = open(fuzz_log, errors="replace").read().splitlines()[-25:]
     md += ["", "```"] + tail + ["```"]

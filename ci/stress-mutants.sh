@@ -70,8 +70,14 @@ for pair in "${pairs[@]}"; do
 		msg=$(grep -m1 -E "$pat" "$log" || true)
 		[ -n "$msg" ] && break
 	done
-	site=$(grep -m2 "wait site: .*lib/kmgr\|wait site: .*lib/emu" "$log" | tr '\n' ' ' || true)
-	[ -n "$site" ] && msg="$msg / $site"
+	# For a stall: the wait site of the thread the watchdog names.
+	role=$(grep -m1 -oE "WATCHDOG: [^ ]+ made" "$log" | awk '{print $2}' || true)
+	if [ -n "$role" ]; then
+		site=$(awk -v r=" $role " 'index($0, r) && /^  thread/ { f = 1; next }
+			f && /wait site/ { sub(/^ +/, ""); print; exit }' "$log")
+		msg="watchdog: $role stuck, $site"
+	fi
+	msg=${msg//$tree\//}
 	printf '%-28s %-9s exit %-3s %6.1f s  %s\n' "$mutant" "$bin" "$rc" "$secs" "$msg"
 	table="$table
 | $mutant | stress_$bin | $rc | $(printf '%.1f' "$secs") s | ${msg//|/\\|} |"

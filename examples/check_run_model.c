@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_IO 8
+#define MAX_IO   8
 #define MAX_SIZE 65536
 
 static uint8_t pattern(unsigned i, unsigned k)
@@ -81,7 +81,7 @@ static int check(const char *dir, int argc, char **argv)
 		if (!colon || size == 0 || size > MAX_SIZE)
 			return 2;
 		snprintf(name, sizeof(name), "%.*s.out", (int)(colon - argv[2 + n_in + j]),
-			 argv[2 + n_in + j]);
+		         argv[2 + n_in + j]);
 		if (file_io(dir, name, got, size, 0))
 			return 1;
 		for (unsigned k = 0; k < size; k++) {
@@ -91,7 +91,7 @@ static int check(const char *dir, int argc, char **argv)
 				s += pattern((unsigned)i, k % in_size[i]);
 			if (got[k] != (uint8_t)s) {
 				fprintf(stderr, "check_run_model: %s[%u] = %u, want %u\n", name, k,
-					got[k], (uint8_t)s);
+				        got[k], (uint8_t)s);
 				bad = 1;
 				break;
 			}
@@ -109,6 +109,6 @@ int main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "check") == 0)
 		return check(argv[2], argc - 3, argv + 3);
 	fprintf(stderr, "usage: check_run_model gen DIR SIZE... | check DIR NIN SIZE... NOUT "
-			"NAME:SIZE...\n");
+	                "NAME:SIZE...\n");
 	return 2;
 }

@@ -108,14 +108,14 @@ out:
 
 /* Allocate one device tensor per model tensor and add it to its set. */
 static int bind_tensors(const nrt_tensor_info_array_t *info, nrt_tensor_t **tensors,
-			nrt_tensor_set_t *inputs, nrt_tensor_set_t *outputs)
+                        nrt_tensor_set_t *inputs, nrt_tensor_set_t *outputs)
 {
 	for (uint64_t i = 0; i < info->tensor_count; i++) {
 		const nrt_tensor_info_t *ti = &info->tensor_array[i];
 		nrt_tensor_set_t *set = ti->usage == NRT_TENSOR_USAGE_INPUT ? inputs : outputs;
 
 		if (nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, ti->size, ti->name,
-					&tensors[i]) != NRT_SUCCESS ||
+		                        &tensors[i]) != NRT_SUCCESS ||
 		    nrt_add_tensor_to_tensor_set(set, ti->name, tensors[i]) != NRT_SUCCESS) {
 			P_ERR("allocating tensor '%s' failed\n", ti->name);
 			return -1;

@@ -183,7 +183,8 @@ static bool torture_is_flag(const char *opt)
  * except the informational ones. */
 static int torture_load_replay(torture_t *t, const char *path)
 {
-	static char line[1 << 20];
+	char *line = NULL;
+	size_t cap = 0;
 	bool dummy = false;
 	int rc = 0, lineno = 0;
 	FILE *f;
@@ -194,7 +195,7 @@ static int torture_load_replay(torture_t *t, const char *path)
 		return -1;
 	}
 	snprintf(t->k.trace_file, sizeof(t->k.trace_file), "%s", path);
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
+	while (rc == 0 && getline(&line, &cap, f) >= 0) {
 		char *sp, *val;
 		size_t n = strlen(line);
 
@@ -221,6 +222,7 @@ static int torture_load_replay(torture_t *t, const char *path)
 		if (rc)
 			fprintf(stderr, "--replay %s:%d: bad line\n", path, lineno);
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }
@@ -316,10 +318,10 @@ static int torture_format_repro(const torture_t *t, const char *trace, const cha
 	                "# kmgr-fuzz stress reproducer: rerun with `%s --replay THIS_FILE`\n"
 	                "binary %s\nwhy %s\nthreads %u\nseconds %u\nops %" PRIu64 "\nseed %" PRIu64
 	                "\nmodels %u\nqueue-depth %u\nstall-seconds %u\nfault %s\ncontrolled %d\n"
-	                "pct-depth %u\nmax-steps %" PRIu64 "\ntrace %s\ncommand %s\n",
+	                "pct-depth %u\nmax-steps %" PRIu64 "\ncommand %s\ntrace %s\n",
 	                t->ops->name, t->ops->name, why, k->threads, k->seconds, k->ops, k->seed,
 	                k->models, k->queue_depth, k->stall_seconds, k->fault,
-	                k->controlled ? 1 : 0, k->pct_depth, k->max_steps, trace ? trace : "", cmd);
+	                k->controlled ? 1 : 0, k->pct_depth, k->max_steps, cmd, trace ? trace : "");
 }
 
 static void torture_repro_path(const torture_t *t, char *path, size_t len)
@@ -331,13 +333,18 @@ static void torture_repro_path(const torture_t *t, char *path, size_t len)
 int torture_write_repro(torture_t *t, const char *trace_text, const char *why, char *path,
                         size_t len)
 {
-	static char buf[(1 << 20) + 4096];
-	int n = torture_format_repro(t, trace_text, why, buf, sizeof(buf));
+	char buf[4096];
+	int n = torture_format_repro(t, "", why, buf, sizeof(buf));
 	FILE *f;
 
+	/* The trace can be megabytes: the text ends with "trace \n"; the
+	 * decisions go after it straight from the caller's buffer. */
 	torture_repro_path(t, path, len);
 	f = fopen(path, "w");
-	if (!f || n < 0 || fwrite(buf, 1, strlen(buf), f) != strlen(buf)) {
+	if (n > 0 && (size_t)n < sizeof(buf))
+		n--; /* drop the newline after "trace " */
+	if (!f || n < 0 || (size_t)n >= sizeof(buf) || fwrite(buf, 1, (size_t)n, f) != (size_t)n ||
+	    fprintf(f, "%s\n", trace_text ? trace_text : "") < 0) {
 		fprintf(stderr, "%s: cannot write the repro file %s: %s\n", t->ops->name, path,
 		        strerror(errno));
 		if (f)

@@ -846,8 +846,11 @@ static void torture_ctl_failure(void *ctx, ks_failure_t kind, const char *report
 	torture_finish_stalled(t, "controlled scheduler failure");
 }
 
-static void torture_run_controlled(torture_t *t, char *trace_text, size_t len)
+/* Returns the decision trace as text (malloc'd; NULL when there is none). */
+static char *torture_run_controlled(torture_t *t)
 {
+	char *text;
+	int n;
 	ks_ctl_config_t cfg;
 	ks_ctl_result_t res;
 
@@ -863,25 +866,28 @@ static void torture_run_controlled(torture_t *t, char *trace_text, size_t len)
 	cfg.failure_ctx = t;
 	if (ks_ctl_begin(&cfg) != 0) {
 		torture_fail(t, "ks_ctl_begin failed");
-		return;
+		return NULL;
 	}
 	torture_body(t);
 	ks_ctl_end(&res);
 	if (res.failure != KS_OK)
 		torture_fail(t, "controlled run ended with failure %d", (int)res.failure);
-	ks_ctl_trace_format(res.trace, res.ntrace, trace_text, len);
+	n = ks_ctl_trace_format(res.trace, res.ntrace, NULL, 0);
+	text = malloc(n > 0 ? (size_t)n + 1 : 1);
+	if (text)
+		ks_ctl_trace_format(res.trace, res.ntrace, text, n > 0 ? (size_t)n + 1 : 1);
 	if (!t->k.quiet)
 		printf("   controlled: %" PRIu64 " steps, %" PRIu64 " switches, %" PRIu64
 		       " preemptions, %u threads, trace %zu decisions\n",
 		       res.steps, res.switches, res.preemptions, res.threads, res.ntrace);
+	return text;
 }
 
 int torture_main(const torture_ops_t *ops, int argc, char **argv)
 {
 	static torture_t run;
 	static torture_hist_t hist[TORTURE_MAX_HISTS];
-	static char trace_text[1 << 20];
-	char repro[1024] = "";
+	char repro[1024] = "", *trace_text = NULL;
 	int rc;
 
 	torture_cur = &run;
@@ -899,7 +905,7 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 	if (torture_watchdog_start(&run) != 0)
 		return TORTURE_EXIT_USAGE;
 	if (run.k.controlled)
-		torture_run_controlled(&run, trace_text, sizeof(trace_text));
+		trace_text = torture_run_controlled(&run);
 	else
 		torture_body(&run);
 	torture_watchdog_stop(&run);
@@ -912,5 +918,6 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 		torture_write_repro(&run, trace_text, "check failed", repro, sizeof(repro));
 	torture_summary(&run, hist, rc, repro);
 	free(run.k.trace);
+	free(trace_text);
 	return rc;
 }

@@ -398,8 +398,8 @@ static void *wd_main(void *arg)
 			}
 			idle[i] = now - last_change[i];
 			newest = last_change[i] > newest ? last_change[i] : newest;
-			if (idle[i] > stall_ns)
-				stuck = (int)i;
+			if (idle[i] > stall_ns && (stuck < 0 || idle[i] > idle[stuck]))
+				stuck = (int)i; /* the one stuck longest */
 		}
 		mp = (uint64_t)atomic_load(&t->main_progress.v);
 		ph = (const char *)(intptr_t)atomic_load(&t->main_phase.v);

@@ -31,7 +31,7 @@ static struct {
 	ks_atomic_t unloaded[MAX_UNLOADED];
 	int64_t base_host_allocs, base_host_bytes;
 	ks_atomic_t max_id; /* process-wide: ids are never reused */
-	uint32_t base_id; /* the largest id issued before this program */
+	uint32_t base_id;   /* the largest id issued before this program */
 	ks_atomic_t nids;
 	ks_atomic_t ids[KPROG_MAX_OPS];
 } o;
@@ -81,7 +81,7 @@ uint64_t oracle_tick(void)
 }
 
 void oracle_record(unsigned op_index, unsigned kind, uint32_t id, uint64_t t0, uint64_t t1,
-		   NRT_STATUS status)
+                   NRT_STATUS status)
 {
 	int64_t i = ks_atomic_add_quiet(&o.nhist, 1);
 
@@ -117,7 +117,7 @@ void oracle_note_loaded(uint32_t id)
 
 	if (id <= o.base_id)
 		oracle_fail("id-reused", "load returned id %u, ids up to %u were issued before", id,
-			    o.base_id);
+		            o.base_id);
 	for (int64_t i = 0; i < n && i < KPROG_MAX_OPS; i++)
 		if ((uint32_t)ks_atomic_peek(&o.ids[i]) == id)
 			oracle_fail("id-reused", "load returned id %u twice", id);
@@ -136,13 +136,15 @@ static const char *ev_name(emu_exec_event_t ev)
 /* Runs on device threads: a submit or start of a model whose unload has
  * already returned is the use-after-unload the ref protocol forbids. */
 static void observer(void *ctx, emu_exec_event_t ev, uint64_t h_model, uint32_t h_nn,
-		     NRT_STATUS status)
+                     NRT_STATUS status)
 {
 	(void)ctx;
 	(void)status;
 	if ((ev == EMU_EXEC_SUBMIT || ev == EMU_EXEC_START) && was_unloaded(h_nn))
-		oracle_fail("exec-after-unload", "%s of model %u (h_model %llu) after its unload "
-			    "returned", ev_name(ev), h_nn, (unsigned long long)h_model);
+		oracle_fail("exec-after-unload",
+		            "%s of model %u (h_model %llu) after its unload "
+		            "returned",
+		            ev_name(ev), h_nn, (unsigned long long)h_model);
 }
 
 void oracle_attach(void)
@@ -156,12 +158,12 @@ void oracle_detach(void)
 }
 
 void oracle_check_status(unsigned op_index, const char *what, NRT_STATUS got,
-			 const oracle_expect_t *e)
+                         const oracle_expect_t *e)
 {
 	if (!e->known || got == e->want || got == e->alt)
 		return;
-	oracle_fail("status-mismatch", "op %u %s returned %d, the reference model says %d", op_index,
-		    what, (int)got, (int)e->want);
+	oracle_fail("status-mismatch", "op %u %s returned %d, the reference model says %d",
+	            op_index, what, (int)got, (int)e->want);
 }
 
 static bool is_unload(const hrec_t *h)
@@ -186,7 +188,7 @@ static const hrec_t *find_unload(uint32_t id, size_t n)
 		}
 		if (strong)
 			oracle_fail("double-unload", "model %u unloaded by op %u and op %u", id,
-				    strong->op, h->op);
+			            strong->op, h->op);
 		strong = h;
 	}
 	return strong ? strong : weak;
@@ -223,14 +225,14 @@ static void check_one(const hrec_t *h, const hrec_t *u, size_t n)
 		return;
 	if (h->status == NRT_SUCCESS && u && h->t0 > u->t1)
 		oracle_fail(h->kind == KOP_EXEC ? "exec-after-unload" : "not-linearizable",
-			    "op %u (%s) on model %u succeeded but started after its unload (op "
-			    "%u) returned",
-			    h->op, kprog_kind(h->kind)->name, h->id, u->op);
+		            "op %u (%s) on model %u succeeded but started after its unload (op "
+		            "%u) returned",
+		            h->op, kprog_kind(h->kind)->name, h->id, u->op);
 	if (h->status == NRT_INVALID_HANDLE && (!u || h->t1 < u->t0) &&
 	    !wildcard_unload_before(h->t1, n))
 		oracle_fail("not-linearizable",
-			    "op %u (%s) on model %u answered INVALID_HANDLE while it was loaded",
-			    h->op, kprog_kind(h->kind)->name, h->id);
+		            "op %u (%s) on model %u answered INVALID_HANDLE while it was loaded",
+		            h->op, kprog_kind(h->kind)->name, h->id);
 }
 
 void oracle_check_history(void)
@@ -262,8 +264,8 @@ void oracle_check_refcounts(void)
 		ref = dlr_model_peek_ref_count(mod);
 		nn_ref_decrement(mod);
 		if (ref != 1)
-			oracle_fail("refcount", "model %u has %lld references at quiescence", ids[i].id,
-				    (long long)ref - 1);
+			oracle_fail("refcount", "model %u has %lld references at quiescence",
+			            ids[i].id, (long long)ref - 1);
 	}
 	kfree(ids);
 }
@@ -273,17 +275,18 @@ void oracle_check_closed(void)
 	emu_accounting_t a;
 
 	emu_get_accounting(&a);
-	if (a.device_bytes || a.device_allocs || a.objects || a.staged_models ||
-	    a.inflight_execs || a.async_marks)
+	if (a.device_bytes || a.device_allocs || a.objects || a.staged_models || a.inflight_execs ||
+	    a.async_marks)
 		oracle_fail("leak-after-close",
-			    "device bytes %lld allocs %lld objects %lld staged %lld inflight %lld "
-			    "async_marks %lld",
-			    (long long)a.device_bytes, (long long)a.device_allocs,
-			    (long long)a.objects, (long long)a.staged_models,
-			    (long long)a.inflight_execs, (long long)a.async_marks);
+		            "device bytes %lld allocs %lld objects %lld staged %lld inflight %lld "
+		            "async_marks %lld",
+		            (long long)a.device_bytes, (long long)a.device_allocs,
+		            (long long)a.objects, (long long)a.staged_models,
+		            (long long)a.inflight_execs, (long long)a.async_marks);
 	if (a.host_allocs != o.base_host_allocs || a.host_bytes != o.base_host_bytes)
-		oracle_fail("leak-after-close", "host allocations %lld (%lld bytes), %lld (%lld) "
-			    "before the run",
-			    (long long)a.host_allocs, (long long)a.host_bytes,
-			    (long long)o.base_host_allocs, (long long)o.base_host_bytes);
+		oracle_fail("leak-after-close",
+		            "host allocations %lld (%lld bytes), %lld (%lld) "
+		            "before the run",
+		            (long long)a.host_allocs, (long long)a.host_bytes,
+		            (long long)o.base_host_allocs, (long long)o.base_host_bytes);
 }

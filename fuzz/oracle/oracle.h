@@ -24,13 +24,13 @@
 
 /* What the reference model says about one op's status. */
 typedef struct oracle_expect {
-	bool known;	   /* a prediction exists */
-	NRT_STATUS want;   /* the predicted status */
-	NRT_STATUS alt;	   /* a second acceptable status (e.g. QUEUE_FULL), or want */
+	bool known;      /* a prediction exists */
+	NRT_STATUS want; /* the predicted status */
+	NRT_STATUS alt;  /* a second acceptable status (e.g. QUEUE_FULL), or want */
 } oracle_expect_t;
 
 __attribute__((noreturn, format(printf, 2, 3))) void oracle_fail(const char *invariant,
-								  const char *fmt, ...);
+                                                                 const char *fmt, ...);
 
 /* Per program: reset the history and note the host allocation baseline. */
 void oracle_begin(const kprog_t *p);
@@ -43,7 +43,7 @@ uint64_t oracle_tick(void);
 
 /* The history: an op on model id (0 for none) over [t0, t1]. */
 void oracle_record(unsigned op_index, unsigned kind, uint32_t id, uint64_t t0, uint64_t t1,
-		   NRT_STATUS status);
+                   NRT_STATUS status);
 
 /* kmgr_unload_nn(id) returned success at tick t. */
 void oracle_note_unloaded(uint32_t id, uint64_t t);
@@ -52,7 +52,7 @@ void oracle_note_loaded(uint32_t id);
 
 /* Checks a status against the reference model's prediction. */
 void oracle_check_status(unsigned op_index, const char *what, NRT_STATUS got,
-			 const oracle_expect_t *e);
+                         const oracle_expect_t *e);
 
 /* Per-model linearizability of the recorded history (call at quiescence).
  * faults_possible relaxes it to SUCCESS / INVALID_HANDLE ops only. */

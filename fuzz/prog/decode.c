@@ -7,8 +7,8 @@
 
 #include "codec.h"
 
-const kfault_kind_t kprog_fault_kinds[KPROG_FAULT_KINDS] = {
-	KFAULT_FAIL_ALLOC, KFAULT_EXEC_STATUS, KFAULT_EXEC_DELAY, KFAULT_QUEUE_FULL};
+const kfault_kind_t kprog_fault_kinds[KPROG_FAULT_KINDS] = {KFAULT_FAIL_ALLOC, KFAULT_EXEC_STATUS,
+                                                            KFAULT_EXEC_DELAY, KFAULT_QUEUE_FULL};
 const uint32_t kprog_fault_statuses[KPROG_FAULT_STATUSES] = {1003, 1004, 1202, 5, 1204};
 
 unsigned kprog_site_slots(void)
@@ -138,8 +138,8 @@ void kprog_decode(const uint8_t *data, size_t size, kprog_t *p)
 	for (unsigned i = 0; i < nops && decode_op(&r, p, &p->ops[p->nops]); i++)
 		p->nops++;
 	if (r.off < size) {
-		p->nsched = (uint32_t)(size - r.off > KPROG_MAX_SCHED ? KPROG_MAX_SCHED
-								  : size - r.off);
+		p->nsched =
+		    (uint32_t)(size - r.off > KPROG_MAX_SCHED ? KPROG_MAX_SCHED : size - r.off);
 		memcpy(p->sched, data + r.off, p->nsched);
 	}
 }

@@ -79,8 +79,7 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 	return w.off;
 }
 
-static bool op_equal(const kprog_t *a, const kprog_op_t *x, const kprog_t *b,
-		     const kprog_op_t *y)
+static bool op_equal(const kprog_t *a, const kprog_op_t *x, const kprog_t *b, const kprog_op_t *y)
 {
 	if (x->kind != y->kind || x->thread != y->thread || memcmp(x->a, y->a, sizeof(x->a)))
 		return false;
@@ -94,7 +93,8 @@ bool kprog_equal(const kprog_t *a, const kprog_t *b)
 	if (a->async != b->async || a->nc != b->nc || a->qdepth != b->qdepth ||
 	    a->nthreads != b->nthreads || a->nops != b->nops || a->nsched != b->nsched)
 		return false;
-	if (a->plan.n != b->plan.n || memcmp(a->plan.e, b->plan.e, a->plan.n * sizeof(a->plan.e[0])))
+	if (a->plan.n != b->plan.n ||
+	    memcmp(a->plan.e, b->plan.e, a->plan.n * sizeof(a->plan.e[0])))
 		return false;
 	for (unsigned i = 0; i < a->nops; i++)
 		if (!op_equal(a, &a->ops[i], b, &b->ops[i]))

@@ -6,32 +6,46 @@
 
 #include "prog.h"
 
-#define SLOT {"slot", 0, KPROG_SLOTS - 1}
-#define TSLOT {"ts", 0, KPROG_TSLOTS - 1}
-#define PLACE(n) {n, 0, KPROG_PLACE__N - 1}
-#define NONE {NULL, 0, 0}
+#define SLOT                                                                                       \
+	{                                                                                          \
+		"slot", 0, KPROG_SLOTS - 1                                                         \
+	}
+#define TSLOT                                                                                      \
+	{                                                                                          \
+		"ts", 0, KPROG_TSLOTS - 1                                                          \
+	}
+#define PLACE(n)                                                                                   \
+	{                                                                                          \
+		n, 0, KPROG_PLACE__N - 1                                                           \
+	}
+#define NONE                                                                                       \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 static const kprog_kind_info_t kinds[KOP__COUNT] = {
-	[KOP_LOAD] = {"load", true,
-		      {SLOT, {"tmpl", 0, KPROG_TMPL_INLINE}, {"start", -1, 7}, {"count", -1, 8}}},
-	[KOP_UNLOAD] = {"unload", true, {SLOT, NONE, NONE, NONE}},
-	[KOP_UNLOAD_ALL] = {"unload_all", false, {NONE, NONE, NONE, NONE}},
-	[KOP_EXEC] = {"exec", true, {SLOT, PLACE("in"), PLACE("out"), {"repeat", 1, 4}}},
-	[KOP_SCHEDULE] = {"schedule", true, {SLOT, PLACE("in"), PLACE("out"), {"queue", 0, 1}}},
-	[KOP_IS_COMPLETED] = {"is_completed", false, {{"which", 0, 7}, {"bogus", 0, 1}, NONE, NONE}},
-	[KOP_GET_SEQUENCE] = {"get_sequence", false,
-			      {{"lnc", 0, 8}, {"xu", 0, 5}, {"queue", 0, 1}, NONE}},
-	[KOP_TENSOR_INFO] = {"tensor_info", true, {SLOT, {"index", 0, 7}, NONE, NONE}},
-	[KOP_IS_VALID_IFMAP] = {"is_valid_ifmap", true, {SLOT, {"name", 0, 7}, NONE, NONE}},
-	[KOP_IFMAP_COUNT] = {"ifmap_count", true, {SLOT, {"io", 0, 1}, NONE, NONE}},
-	[KOP_SET_PROFILING] = {"set_profiling", true, {SLOT, {"on", 0, 1}, {"mac", 0, 1}, NONE}},
-	[KOP_STALE] = {"stale", true, {SLOT, {"what", 0, 7}, NONE, NONE}},
-	[KOP_FAULT] = {"fault", false, {{"site", 0, 255}, {"nth", 1, 16}, NONE, NONE}},
-	[KOP_TALLOC] = {"talloc", false, {TSLOT, PLACE("place"), {"size", 0, 3}, NONE}},
-	[KOP_TFREE] = {"tfree", false, {TSLOT, NONE, NONE, NONE}},
-	[KOP_TWRITE] = {"twrite", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
-	[KOP_TREAD] = {"tread", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
-	[KOP_BADARGS] = {"badargs", true, {SLOT, {"what", 0, 7}, NONE, NONE}},
+    [KOP_LOAD] = {"load",
+                  true,
+                  {SLOT, {"tmpl", 0, KPROG_TMPL_INLINE}, {"start", -1, 7}, {"count", -1, 8}}},
+    [KOP_UNLOAD] = {"unload", true, {SLOT, NONE, NONE, NONE}},
+    [KOP_UNLOAD_ALL] = {"unload_all", false, {NONE, NONE, NONE, NONE}},
+    [KOP_EXEC] = {"exec", true, {SLOT, PLACE("in"), PLACE("out"), {"repeat", 1, 4}}},
+    [KOP_SCHEDULE] = {"schedule", true, {SLOT, PLACE("in"), PLACE("out"), {"queue", 0, 1}}},
+    [KOP_IS_COMPLETED] = {"is_completed", false, {{"which", 0, 7}, {"bogus", 0, 1}, NONE, NONE}},
+    [KOP_GET_SEQUENCE] = {"get_sequence",
+                          false,
+                          {{"lnc", 0, 8}, {"xu", 0, 5}, {"queue", 0, 1}, NONE}},
+    [KOP_TENSOR_INFO] = {"tensor_info", true, {SLOT, {"index", 0, 7}, NONE, NONE}},
+    [KOP_IS_VALID_IFMAP] = {"is_valid_ifmap", true, {SLOT, {"name", 0, 7}, NONE, NONE}},
+    [KOP_IFMAP_COUNT] = {"ifmap_count", true, {SLOT, {"io", 0, 1}, NONE, NONE}},
+    [KOP_SET_PROFILING] = {"set_profiling", true, {SLOT, {"on", 0, 1}, {"mac", 0, 1}, NONE}},
+    [KOP_STALE] = {"stale", true, {SLOT, {"what", 0, 8}, NONE, NONE}},
+    [KOP_FAULT] = {"fault", false, {{"site", 0, 255}, {"nth", 1, 16}, NONE, NONE}},
+    [KOP_TALLOC] = {"talloc", false, {TSLOT, PLACE("place"), {"size", 0, 3}, NONE}},
+    [KOP_TFREE] = {"tfree", false, {TSLOT, NONE, NONE, NONE}},
+    [KOP_TWRITE] = {"twrite", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
+    [KOP_TREAD] = {"tread", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
+    [KOP_BADARGS] = {"badargs", true, {SLOT, {"what", 0, 9}, NONE, NONE}},
 };
 
 const kprog_kind_info_t *kprog_kind(unsigned kind)

@@ -41,7 +41,7 @@ static unsigned shrink_faults(kprog_t *p, kprog_pred_fn pred, void *ctx)
 	for (unsigned i = 0; i < p->plan.n;) {
 		scratch = *p;
 		memmove(&scratch.plan.e[i], &scratch.plan.e[i + 1],
-			(p->plan.n - i - 1) * sizeof(scratch.plan.e[0]));
+		        (p->plan.n - i - 1) * sizeof(scratch.plan.e[0]));
 		scratch.plan.n--;
 		if (pred(&scratch, ctx)) {
 			*p = scratch;

@@ -12,7 +12,7 @@
 
 #include "codec.h"
 
-#define MAX_TOK 16
+#define MAX_TOK      16
 #define LINE_MAX_LEN 8192
 
 struct pctx {
@@ -152,7 +152,8 @@ static int field_value(struct pctx *c, kprog_op_t *op, int f, const char *val)
 		return fail(c, "%s: bad placement '%s'", fd->name, val);
 	}
 	if (parse_int(val, fd->min, fd->max, &v))
-		return fail(c, "%s: value '%s' out of range %d..%d", fd->name, val, fd->min, fd->max);
+		return fail(c, "%s: value '%s' out of range %d..%d", fd->name, val, fd->min,
+		            fd->max);
 	op->a[f] = (int16_t)v;
 	return 0;
 }

@@ -21,8 +21,8 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o, const char 
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(o->len < o->cap ? o->buf + o->len : NULL, o->len < o->cap ? o->cap - o->len : 0,
-		      fmt, ap);
+	n = vsnprintf(o->len < o->cap ? o->buf + o->len : NULL,
+	              o->len < o->cap ? o->cap - o->len : 0, fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		o->len += (size_t)n;

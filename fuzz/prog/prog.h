@@ -41,37 +41,37 @@
 
 #include "base/kfault.h"
 
-#define KPROG_MAX_THREADS 4
-#define KPROG_MAX_OPS 48
-#define KPROG_MAX_FAULTS 3
-#define KPROG_SLOTS 4	       /* model slots, shared by all threads */
-#define KPROG_TSLOTS 4	       /* tensor slots, per thread */
-#define KPROG_MAX_BLOB 4096    /* inline container bytes, whole program */
-#define KPROG_MAX_INLINE 1024  /* one inline container */
-#define KPROG_MAX_SCHED 4096   /* scheduling decisions kept */
+#define KPROG_MAX_THREADS  4
+#define KPROG_MAX_OPS      48
+#define KPROG_MAX_FAULTS   3
+#define KPROG_SLOTS        4    /* model slots, shared by all threads */
+#define KPROG_TSLOTS       4    /* tensor slots, per thread */
+#define KPROG_MAX_BLOB     4096 /* inline container bytes, whole program */
+#define KPROG_MAX_INLINE   1024 /* one inline container */
+#define KPROG_MAX_SCHED    4096 /* scheduling decisions kept */
 #define KPROG_HEADER_BYTES 4
-#define KPROG_OP_BYTES 6
-#define KPROG_FAULT_BYTES 4
+#define KPROG_OP_BYTES     6
+#define KPROG_FAULT_BYTES  4
 
 typedef enum kprog_kind {
-	KOP_LOAD = 0,	  /* slot, tmpl, start, count */
-	KOP_UNLOAD,	  /* slot */
-	KOP_UNLOAD_ALL,	  /* - */
-	KOP_EXEC,	  /* slot, in, out, repeat */
-	KOP_SCHEDULE,	  /* slot, in, out, queue (explicit async: nrta_execute_schedule) */
-	KOP_IS_COMPLETED, /* which (a previous SCHEDULE of this thread), bogus */
-	KOP_GET_SEQUENCE, /* lnc, xu, queue */
-	KOP_TENSOR_INFO,  /* slot, index */
+	KOP_LOAD = 0,       /* slot, tmpl, start, count */
+	KOP_UNLOAD,         /* slot */
+	KOP_UNLOAD_ALL,     /* - */
+	KOP_EXEC,           /* slot, in, out, repeat */
+	KOP_SCHEDULE,       /* slot, in, out, queue (explicit async: nrta_execute_schedule) */
+	KOP_IS_COMPLETED,   /* which (a previous SCHEDULE of this thread), bogus */
+	KOP_GET_SEQUENCE,   /* lnc, xu, queue */
+	KOP_TENSOR_INFO,    /* slot, index */
 	KOP_IS_VALID_IFMAP, /* slot, name (model tensor index; 6 bogus; 7 NULL) */
 	KOP_IFMAP_COUNT,    /* slot, io (0 ifmap count, 1 io tensor count) */
 	KOP_SET_PROFILING,  /* slot, on, mac (1: kmgr_set_mac_count instead) */
-	KOP_STALE,	    /* slot, what: an unloaded id through 8 entry points */
-	KOP_FAULT,	    /* site (index in the site table, 0 = any), nth */
-	KOP_TALLOC,	    /* tslot, place, size */
-	KOP_TFREE,	    /* tslot */
-	KOP_TWRITE,	    /* tslot, off, len */
-	KOP_TREAD,	    /* tslot, off, len */
-	KOP_BADARGS,	    /* slot, what: a NULL or mismatched argument on a loaded model */
+	KOP_STALE,          /* slot, what: an unloaded id through 9 entry points */
+	KOP_FAULT,          /* site (index in the site table, 0 = any), nth */
+	KOP_TALLOC,         /* tslot, place, size */
+	KOP_TFREE,          /* tslot */
+	KOP_TWRITE,         /* tslot, off, len */
+	KOP_TREAD,          /* tslot, off, len */
+	KOP_BADARGS,        /* slot, what: a NULL or mismatched argument on a loaded model */
 	KOP__COUNT
 } kprog_kind_t;
 
@@ -86,23 +86,23 @@ enum {
 
 /* Built-in model templates (templates.c); tmpl == KPROG_TMPL_INLINE means
  * the op carries container bytes. */
-#define KPROG_NTMPL 6
+#define KPROG_NTMPL       6
 #define KPROG_TMPL_INLINE KPROG_NTMPL
 
 typedef struct kprog_op {
 	uint8_t kind;
 	uint8_t thread;
-	int16_t a[4];	    /* semantic values, each within its field's range */
-	uint16_t blob_off;  /* LOAD inline: offset in kprog_t.blob */
+	int16_t a[4];      /* semantic values, each within its field's range */
+	uint16_t blob_off; /* LOAD inline: offset in kprog_t.blob */
 	uint16_t blob_len;
 } kprog_op_t;
 
 typedef struct kprog {
-	bool async;	     /* implicit-async mode */
-	uint8_t nc;	     /* emulated cores: 1, 2, 4, 8 */
-	uint8_t qdepth;	     /* 1..8 */
-	uint8_t nthreads;    /* 1..4 */
-	kfault_plan_t plan;  /* installed before nrt_init */
+	bool async;         /* implicit-async mode */
+	uint8_t nc;         /* emulated cores: 1, 2, 4, 8 */
+	uint8_t qdepth;     /* 1..8 */
+	uint8_t nthreads;   /* 1..4 */
+	kfault_plan_t plan; /* installed before nrt_init */
 	uint32_t nops;
 	kprog_op_t ops[KPROG_MAX_OPS];
 	uint32_t blob_used;
@@ -158,13 +158,13 @@ unsigned kprog_minimize(kprog_t *p, kprog_pred_fn pred, void *ctx);
 /* ---- run.c ---- */
 typedef enum kprog_backend {
 	KPROG_CONTROLLED = 0, /* lib/sched's controlled scheduler, decisions = p->sched */
-	KPROG_FREE,	      /* free-running real threads (production backend) */
+	KPROG_FREE,           /* free-running real threads (production backend) */
 } kprog_backend_t;
 
 typedef struct kprog_run_opts {
 	kprog_backend_t backend;
-	bool reference;	    /* single-threaded runs: check statuses against the reference model */
-	bool verbose;	    /* each op and its status on stderr */
+	bool reference;     /* single-threaded runs: check statuses against the reference model */
+	bool verbose;       /* each op and its status on stderr */
 	uint64_t max_steps; /* controlled: the hang bound (0 = the scheduler's default) */
 	/* Implicit-async runs: also run explicit SCHEDULE ops.  Off by default:
 	 * the facade's async unload stops the async worker but not the sync XU
@@ -174,11 +174,11 @@ typedef struct kprog_run_opts {
 } kprog_run_opts_t;
 
 typedef struct kprog_run_result {
-	uint32_t ops_run;     /* ops that reached the library */
-	uint32_t ops_ok;      /* ... and returned NRT_SUCCESS */
+	uint32_t ops_run;       /* ops that reached the library */
+	uint32_t ops_ok;        /* ... and returned NRT_SUCCESS */
 	uint32_t execs_checked; /* successful executions whose outputs were verified */
-	uint64_t steps;	      /* controlled: scheduling points passed */
-	uint32_t ntrace;      /* controlled: decisions recorded */
+	uint64_t steps;         /* controlled: scheduling points passed */
+	uint32_t ntrace;        /* controlled: decisions recorded */
 } kprog_run_result_t;
 
 void kprog_run_opts_init(kprog_run_opts_t *o);

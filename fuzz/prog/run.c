@@ -26,13 +26,13 @@
 #include "prog.h"
 #include "sched/kctl.h"
 
-#define MAX_IO 16
-#define MAX_TENSOR_BYTES 65536
-#define MAX_PENDING 160
+#define MAX_IO            16
+#define MAX_TENSOR_BYTES  65536
+#define MAX_PENDING       160
 #define MAX_INLINE_MODELS 8
-#define MAX_SEQS 8
-#define MAX_JOBS 1024
-#define BOGUS_SEQ ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
+#define MAX_SEQS          8
+#define MAX_JOBS          1024
+#define BOGUS_SEQ         ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
 
 /* A model's inputs then outputs, each in model order. */
 typedef struct mio {
@@ -75,8 +75,8 @@ typedef struct tslot {
 static struct {
 	const kprog_t *p;
 	const kprog_run_opts_t *o;
-	bool reference;	 /* statuses predicted exactly */
-	bool faults;	 /* a fault may fire: error statuses are not findings */
+	bool reference;  /* statuses predicted exactly */
+	bool faults;     /* a fault may fire: error statuses are not findings */
 	ks_mutex_t lock; /* slots and pend reservation */
 	slot_t slot[KPROG_SLOTS];
 	pend_t pend[MAX_PENDING];
@@ -185,8 +185,8 @@ static NRT_STATUS make_tensor(iob_t *b, unsigned i, int place, int nc)
 
 	if (place == KPROG_PLACE_DEV || place == KPROG_PLACE_HOST)
 		return nrt_tensor_allocate(place == KPROG_PLACE_DEV ? NRT_TENSOR_PLACEMENT_DEVICE
-								    : NRT_TENSOR_PLACEMENT_HOST,
-					   nc, size, name, &b->t[i]);
+		                                                    : NRT_TENSOR_PLACEMENT_HOST,
+		                           nc, size, name, &b->t[i]);
 	rc = nrt_tensor_allocate_empty(name, &b->t[i]);
 	if (rc)
 		return rc;
@@ -231,8 +231,8 @@ static NRT_STATUS build_side(iob_t *b, bool input, int place, int nc)
 	return rc;
 }
 
-static NRT_STATUS iob_build(iob_t *b, const mio_t *io, uint32_t seed, int in_place,
-			    int out_place, int nc)
+static NRT_STATUS iob_build(iob_t *b, const mio_t *io, uint32_t seed, int in_place, int out_place,
+                            int nc)
 {
 	NRT_STATUS rc;
 
@@ -274,9 +274,11 @@ static void iob_verify(iob_t *b, unsigned op)
 		emu_compute_expected(io->n_in, in, in_size, j, want, io->size[i]);
 		for (uint64_t k = 0; k < io->size[i]; k++)
 			if (got[k] != want[k])
-				oracle_fail("exec-output", "op %u: output %s byte %llu is 0x%02x, the "
-					    "formula says 0x%02x", op, io->name[i],
-					    (unsigned long long)k, got[k], want[k]);
+				oracle_fail("exec-output",
+				            "op %u: output %s byte %llu is 0x%02x, the "
+				            "formula says 0x%02x",
+				            op, io->name[i], (unsigned long long)k, got[k],
+				            want[k]);
 	}
 	ks_atomic_add_quiet(&R.checked, 1);
 }
@@ -336,7 +338,7 @@ static void done(unsigned i, const char *what, NRT_STATUS rc)
 /* The reference model's verdict where it has one; the argument contract
  * (what the arguments alone decide) in every run. */
 static void check(unsigned i, const char *what, NRT_STATUS rc, NRT_STATUS want, NRT_STATUS alt,
-		  uint64_t fired0)
+                  uint64_t fired0)
 {
 	oracle_expect_t e = {true, want, alt};
 
@@ -345,8 +347,8 @@ static void check(unsigned i, const char *what, NRT_STATUS rc, NRT_STATUS want, 
 		return;
 	}
 	if (rc == NRT_SUCCESS && want != NRT_SUCCESS && alt != NRT_SUCCESS)
-		oracle_fail("status-mismatch", "op %u %s succeeded, its arguments demand %d", i, what,
-			    (int)want);
+		oracle_fail("status-mismatch", "op %u %s succeeded, its arguments demand %d", i,
+		            what, (int)want);
 	if (!R.faults && rc != want && rc != alt && rc != NRT_INVALID_HANDLE)
 		oracle_check_status(i, what, rc, &e);
 }
@@ -380,7 +382,7 @@ static void op_load(unsigned i, const kprog_op_t *op)
 	NRT_STATUS rc, want;
 
 	bytes = op->a[1] == KPROG_TMPL_INLINE ? R.p->blob + op->blob_off
-					      : kprog_template((unsigned)op->a[1], &len);
+	                                      : kprog_template((unsigned)op->a[1], &len);
 	t0 = oracle_tick();
 	rc = kmgr_load_nn(bytes, len, op->a[2], op->a[3], &h);
 	t1 = oracle_tick();
@@ -394,7 +396,7 @@ static void op_load(unsigned i, const kprog_op_t *op)
 	oracle_note_loaded(h.id);
 	if (h.id > kmgr_last_nn_id())
 		oracle_fail("id-order", "load returned id %u beyond last_nn_id %u", h.id,
-			    kmgr_last_nn_id());
+		            kmgr_last_nn_id());
 	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
 		start = 0;
 	ks_mutex_lock(&R.lock);
@@ -455,7 +457,8 @@ static bool is_host(int place)
 /* What the arguments alone decide for an execution. */
 static NRT_STATUS predict_exec(const mio_t *io, int in, int out, bool device_only, NRT_STATUS *alt)
 {
-	bool missing = (in == KPROG_PLACE_MISSING && io->n_in) || (out == KPROG_PLACE_MISSING && io->n_out);
+	bool missing =
+	    (in == KPROG_PLACE_MISSING && io->n_in) || (out == KPROG_PLACE_MISSING && io->n_out);
 	bool host = (is_host(in) && io->n_in) || (is_host(out) && io->n_out);
 
 	*alt = NRT_SUCCESS;
@@ -477,7 +480,7 @@ static void exec_async_pend(pend_t *pe, unsigned i, uint64_t first, uint64_t las
 
 static void op_exec(unsigned i, const kprog_op_t *op)
 {
-	uint64_t fired0 = kfault_fired(), t0, t1, first = 0, job = 0;
+	uint64_t fired0 = kfault_fired(), t0, t1, first = 0, job = 0, last_ok = 0;
 	NRT_STATUS rc = NRT_SUCCESS, want, alt;
 	pend_t *pe;
 	slot_t s;
@@ -498,9 +501,12 @@ static void op_exec(unsigned i, const kprog_op_t *op)
 		done(i, "exec", rc);
 		oracle_record(i, KOP_EXEC, s.id, t0, t1, rc);
 		check(i, "exec", rc, want, alt, fired0);
+		if (rc == NRT_SUCCESS)
+			last_ok = job;
 	}
-	if (rc == NRT_SUCCESS && R.p->async) {
-		exec_async_pend(pe, i, first, job);
+	/* implicit async: any queued execution still uses the tensors */
+	if (last_ok && R.p->async) {
+		exec_async_pend(pe, i, first, last_ok);
 		return;
 	}
 	if (rc == NRT_SUCCESS)
@@ -525,7 +531,8 @@ static void op_schedule(unsigned i, unsigned t, const kprog_op_t *op)
 	}
 	want = predict_exec(s.io, op->a[1], op->a[2], true, &alt);
 	t0 = oracle_tick();
-	rc = kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
+	rc =
+	    kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
 	t1 = oracle_tick();
 	done(i, "schedule", rc);
 	oracle_record(i, KOP_SCHEDULE, s.id, t0, t1, rc);
@@ -565,7 +572,7 @@ static void op_get_sequence(unsigned i, const kprog_op_t *op)
 	rc = nrta_get_sequence((uint32_t)op->a[0], (nrta_xu_t)op->a[1], op->a[2], &seq);
 	done(i, "get_sequence", rc);
 	want = op->a[0] < R.p->nc && op->a[1] == NRTA_XU_COMPUTE && op->a[2] == 0 ? NRT_SUCCESS
-										      : NRT_INVALID;
+	                                                                          : NRT_INVALID;
 	check(i, "get_sequence", rc, want, want, fired0);
 }
 
@@ -584,7 +591,7 @@ static void op_tensor_info(unsigned i, const kprog_op_t *op)
 		return;
 	t0 = oracle_tick();
 	rc = kmgr_get_io_tensor_info((H_NN){s.id}, is_input, idx, name, &size, &dtype, &ndim,
-				     &shape);
+	                             &shape);
 	t1 = oracle_tick();
 	done(i, "tensor_info", rc);
 	oracle_record(i, KOP_TENSOR_INFO, s.id, t0, t1, rc);
@@ -595,9 +602,11 @@ static void op_tensor_info(unsigned i, const kprog_op_t *op)
 	kfree(shape);
 	idx += is_input ? 0 : s.io->n_in;
 	if (strcmp(name, s.io->name[idx]) || size != s.io->size[idx])
-		oracle_fail("metadata", "op %u: tensor %u is '%s' of %zu bytes, the container says "
-			    "'%s' of %llu", i, idx, name, size, s.io->name[idx],
-			    (unsigned long long)s.io->size[idx]);
+		oracle_fail("metadata",
+		            "op %u: tensor %u is '%s' of %zu bytes, the container says "
+		            "'%s' of %llu",
+		            i, idx, name, size, s.io->name[idx],
+		            (unsigned long long)s.io->size[idx]);
 }
 
 static void op_is_valid_ifmap(unsigned i, const kprog_op_t *op)
@@ -611,8 +620,9 @@ static void op_is_valid_ifmap(unsigned i, const kprog_op_t *op)
 
 	if (!get_slot((unsigned)op->a[0], &s) || !s.io || !s.io->ok)
 		return;
-	name = sel == 7 ? NULL : sel < 6 && sel < s.io->n_in + s.io->n_out ? s.io->name[sel]
-									       : "no-such-ifmap";
+	name = sel == 7                                    ? NULL
+	       : sel < 6 && sel < s.io->n_in + s.io->n_out ? s.io->name[sel]
+	                                                   : "no-such-ifmap";
 	want_valid = sel < 6 && sel < s.io->n_in;
 	t0 = oracle_tick();
 	rc = kmgr_is_valid_ifmap((H_NN){s.id}, name, &valid);
@@ -622,8 +632,8 @@ static void op_is_valid_ifmap(unsigned i, const kprog_op_t *op)
 	check(i, "is_valid_ifmap", rc, name ? NRT_SUCCESS : NRT_INVALID,
 	      name ? NRT_SUCCESS : NRT_INVALID, fired0);
 	if (rc == NRT_SUCCESS && valid != want_valid)
-		oracle_fail("metadata", "op %u: is_valid_ifmap('%s') = %d, the container says %d", i,
-			    name, valid, want_valid);
+		oracle_fail("metadata", "op %u: is_valid_ifmap('%s') = %d, the container says %d",
+		            i, name, valid, want_valid);
 }
 
 static void op_ifmap_count(unsigned i, const kprog_op_t *op)
@@ -645,8 +655,8 @@ static void op_ifmap_count(unsigned i, const kprog_op_t *op)
 	oracle_record(i, KOP_IFMAP_COUNT, s.id, t0, t1, rc);
 	check(i, "ifmap_count", rc, NRT_SUCCESS, NRT_SUCCESS, fired0);
 	if (rc == NRT_SUCCESS && (count != s.io->n_in || (op->a[1] && nout != s.io->n_out)))
-		oracle_fail("metadata", "op %u: %u inputs %u outputs, the container has %u and %u", i,
-			    count, op->a[1] ? nout : s.io->n_out, s.io->n_in, s.io->n_out);
+		oracle_fail("metadata", "op %u: %u inputs %u outputs, the container has %u and %u",
+		            i, count, op->a[1] ? nout : s.io->n_out, s.io->n_in, s.io->n_out);
 }
 
 static void op_set_profiling(unsigned i, const kprog_op_t *op)
@@ -659,7 +669,7 @@ static void op_set_profiling(unsigned i, const kprog_op_t *op)
 		return;
 	t0 = oracle_tick();
 	rc = op->a[2] ? kmgr_set_mac_count((H_NN){s.id}, 1000u + (uint64_t)i)
-		      : kmgr_set_profiling((H_NN){s.id}, op->a[1]);
+	              : kmgr_set_profiling((H_NN){s.id}, op->a[1]);
 	t1 = oracle_tick();
 	done(i, "set_profiling", rc);
 	oracle_record(i, KOP_SET_PROFILING, s.id, t0, t1, rc);
@@ -707,8 +717,11 @@ static void op_stale(unsigned i, const kprog_op_t *op)
 	case 6:
 		rc = kmgr_get_io_tensor_count(h, &count, &nout);
 		break;
-	default:
+	case 7:
 		rc = kmgr_tpb_xu_schedule(0, h, NULL, NULL, &ret, &seq);
+		break;
+	default:
+		rc = kmgr_set_mac_count(h, 1);
 		break;
 	}
 	if (rc == NRT_SUCCESS && op->a[1] == 4)
@@ -762,9 +775,15 @@ static void op_badargs(unsigned i, const kprog_op_t *op)
 	case 6:
 		rc = kmgr_load_nn(NULL, 16, -1, -1, &out);
 		break;
-	default:
+	case 7:
 		/* the model's own core plus one: the seed asserts, we refuse */
 		rc = kmgr_tpb_xu_schedule(s.start_nc + 1, h, NULL, NULL, &ret, &seq);
+		break;
+	case 8:
+		rc = kmgr_tpb_xu_schedule(s.start_nc, h, NULL, NULL, &ret, NULL);
+		break;
+	default:
+		rc = kmgr_get_nc_info(h, &count, NULL);
 		break;
 	}
 	if (set)
@@ -808,8 +827,8 @@ static void op_tensor(unsigned i, unsigned t, const kprog_op_t *op)
 	case KOP_TALLOC:
 		if (op->a[1] <= KPROG_PLACE_HOST) {
 			rc = nrt_tensor_allocate(op->a[1] ? NRT_TENSOR_PLACEMENT_HOST
-							  : NRT_TENSOR_PLACEMENT_DEVICE,
-						 0, tsizes[op->a[2]], "t", &ts->t);
+			                                  : NRT_TENSOR_PLACEMENT_DEVICE,
+			                         0, tsizes[op->a[2]], "t", &ts->t);
 			break;
 		}
 		rc = nrt_tensor_allocate_empty("t", &ts->t);
@@ -838,21 +857,51 @@ static void run_op(unsigned i, unsigned t)
 	const kprog_op_t *op = &R.p->ops[i];
 
 	switch (op->kind) {
-	case KOP_LOAD: op_load(i, op); break;
-	case KOP_UNLOAD: op_unload(i, op); break;
-	case KOP_UNLOAD_ALL: op_unload_all(i); break;
-	case KOP_EXEC: op_exec(i, op); break;
-	case KOP_SCHEDULE: op_schedule(i, t, op); break;
-	case KOP_IS_COMPLETED: op_is_completed(i, t, op); break;
-	case KOP_GET_SEQUENCE: op_get_sequence(i, op); break;
-	case KOP_TENSOR_INFO: op_tensor_info(i, op); break;
-	case KOP_IS_VALID_IFMAP: op_is_valid_ifmap(i, op); break;
-	case KOP_IFMAP_COUNT: op_ifmap_count(i, op); break;
-	case KOP_SET_PROFILING: op_set_profiling(i, op); break;
-	case KOP_STALE: op_stale(i, op); break;
-	case KOP_FAULT: op_fault(op); break;
-	case KOP_BADARGS: op_badargs(i, op); break;
-	default: op_tensor(i, t, op); break;
+	case KOP_LOAD:
+		op_load(i, op);
+		break;
+	case KOP_UNLOAD:
+		op_unload(i, op);
+		break;
+	case KOP_UNLOAD_ALL:
+		op_unload_all(i);
+		break;
+	case KOP_EXEC:
+		op_exec(i, op);
+		break;
+	case KOP_SCHEDULE:
+		op_schedule(i, t, op);
+		break;
+	case KOP_IS_COMPLETED:
+		op_is_completed(i, t, op);
+		break;
+	case KOP_GET_SEQUENCE:
+		op_get_sequence(i, op);
+		break;
+	case KOP_TENSOR_INFO:
+		op_tensor_info(i, op);
+		break;
+	case KOP_IS_VALID_IFMAP:
+		op_is_valid_ifmap(i, op);
+		break;
+	case KOP_IFMAP_COUNT:
+		op_ifmap_count(i, op);
+		break;
+	case KOP_SET_PROFILING:
+		op_set_profiling(i, op);
+		break;
+	case KOP_STALE:
+		op_stale(i, op);
+		break;
+	case KOP_FAULT:
+		op_fault(op);
+		break;
+	case KOP_BADARGS:
+		op_badargs(i, op);
+		break;
+	default:
+		op_tensor(i, t, op);
+		break;
 	}
 }
 
@@ -869,7 +918,7 @@ static void *thread_main(void *arg)
 /* ---- completion, quiescence and teardown ------------------------------- */
 
 static void async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
-			   NRT_STATUS status)
+                           NRT_STATUS status)
 {
 	(void)params;
 	(void)model_id;
@@ -907,8 +956,9 @@ static void finish_pending(void)
 			continue;
 		if (pe->sched) {
 			if (kmgr_xu_is_completed(pe->seq, &is_done) != NRT_SUCCESS || !is_done)
-				oracle_fail("lost-completion", "op %u: sequence %llx never completed",
-					    pe->op, (unsigned long long)pe->seq);
+				oracle_fail("lost-completion",
+				            "op %u: sequence %llx never completed", pe->op,
+				            (unsigned long long)pe->seq);
 			ok = pe->ret == NRT_SUCCESS;
 		} else {
 			for (uint64_t j = pe->job_first; j <= pe->job_last && j < MAX_JOBS; j++)
@@ -981,8 +1031,8 @@ static int run_body(const kprog_t *p)
 	}
 	oracle_attach();
 	if (kmgr_is_async() != p->async)
-		oracle_fail("mode", "kmgr_is_async() is %d, the program asked for %s", kmgr_is_async(),
-			    p->async ? "async" : "sync");
+		oracle_fail("mode", "kmgr_is_async() is %d, the program asked for %s",
+		            kmgr_is_async(), p->async ? "async" : "sync");
 	for (unsigned t = 1; t < p->nthreads; t++)
 		if (ks_thread_create(&th[t], "kprog", thread_main, (void *)(uintptr_t)t))
 			abort();

@@ -51,10 +51,10 @@ static const struct {
 	const char *name;
 	void (*shape)(kprog_t *p);
 } shapes[] = {
-	{"api_seq", shape_api_seq},
-	{"concurrent", shape_concurrent},
-	{"async", shape_async},
-	{"faults", shape_faults},
+    {"api_seq", shape_api_seq},
+    {"concurrent", shape_concurrent},
+    {"async", shape_async},
+    {"faults", shape_faults},
 };
 
 const char *const kprog_targets[] = {"api_seq", "concurrent", "async", "faults", NULL};

@@ -26,28 +26,45 @@ struct tmpl_def {
 	struct tt t[6];
 };
 
-#define IN NRT_TENSOR_USAGE_INPUT
+#define IN  NRT_TENSOR_USAGE_INPUT
 #define OUT NRT_TENSOR_USAGE_OUTPUT
 
 static const struct tmpl_def defs[KPROG_NTMPL] = {
-	{"u8x64", 1, false, 2, {{"in0", IN, NRT_DTYPE_UINT8, 1, {64}},
-				{"out0", OUT, NRT_DTYPE_UINT8, 1, {64}}}},
-	{"two_io", 1, false, 4, {{"a", IN, NRT_DTYPE_FLOAT32, 2, {4, 4}},
-				 {"b", IN, NRT_DTYPE_UINT8, 1, {8}},
-				 {"y", OUT, NRT_DTYPE_UINT8, 1, {32}},
-				 {"z", OUT, NRT_DTYPE_INT16, 2, {2, 4}}}},
-	{"cc", 1, true, 2, {{"x", IN, NRT_DTYPE_UINT8, 1, {16}},
-			    {"y", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
-	{"lnc2", 2, false, 2, {{"x", IN, NRT_DTYPE_UINT8, 1, {32}},
-			       {"y", OUT, NRT_DTYPE_UINT8, 1, {32}}}},
-	{"lnc4", 4, false, 3, {{"x", IN, NRT_DTYPE_UINT8, 1, {8}},
-			       {"y", OUT, NRT_DTYPE_UINT8, 1, {8}},
-			       {"y2", OUT, NRT_DTYPE_UINT8, 1, {8}}}},
-	{"wide", 1, false, 5, {{"i0", IN, NRT_DTYPE_UINT8, 1, {4}},
-			       {"i1", IN, NRT_DTYPE_UINT8, 1, {4}},
-			       {"i2", IN, NRT_DTYPE_UINT8, 1, {4}},
-			       {"i3", IN, NRT_DTYPE_UINT8, 1, {4}},
-			       {"o", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
+    {"u8x64",
+     1,
+     false,
+     2,
+     {{"in0", IN, NRT_DTYPE_UINT8, 1, {64}}, {"out0", OUT, NRT_DTYPE_UINT8, 1, {64}}}},
+    {"two_io",
+     1,
+     false,
+     4,
+     {{"a", IN, NRT_DTYPE_FLOAT32, 2, {4, 4}},
+      {"b", IN, NRT_DTYPE_UINT8, 1, {8}},
+      {"y", OUT, NRT_DTYPE_UINT8, 1, {32}},
+      {"z", OUT, NRT_DTYPE_INT16, 2, {2, 4}}}},
+    {"cc", 1, true, 2, {{"x", IN, NRT_DTYPE_UINT8, 1, {16}}, {"y", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
+    {"lnc2",
+     2,
+     false,
+     2,
+     {{"x", IN, NRT_DTYPE_UINT8, 1, {32}}, {"y", OUT, NRT_DTYPE_UINT8, 1, {32}}}},
+    {"lnc4",
+     4,
+     false,
+     3,
+     {{"x", IN, NRT_DTYPE_UINT8, 1, {8}},
+      {"y", OUT, NRT_DTYPE_UINT8, 1, {8}},
+      {"y2", OUT, NRT_DTYPE_UINT8, 1, {8}}}},
+    {"wide",
+     1,
+     false,
+     5,
+     {{"i0", IN, NRT_DTYPE_UINT8, 1, {4}},
+      {"i1", IN, NRT_DTYPE_UINT8, 1, {4}},
+      {"i2", IN, NRT_DTYPE_UINT8, 1, {4}},
+      {"i3", IN, NRT_DTYPE_UINT8, 1, {4}},
+      {"o", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
 };
 
 static struct {
@@ -68,7 +85,7 @@ static void build(unsigned i)
 		abort();
 	for (unsigned j = 0; j < d->nt; j++)
 		if (kmodel_add_tensor(m, d->t[j].name, d->t[j].usage, d->t[j].dtype, d->t[j].ndim,
-				      d->t[j].shape) != NRT_SUCCESS)
+		                      d->t[j].shape) != NRT_SUCCESS)
 			abort();
 	if (kmodel_serialize(m, &bytes, &len) != NRT_SUCCESS)
 		abort();

@@ -80,14 +80,14 @@ static void case_text_roundtrip(void)
 static void case_hand_written(void)
 {
 	const char *src = "# two threads race an unload against an exec\n"
-			  "config mode=sync nc=2 qdepth=3 threads=2\n"
-			  "fault alloc:kmgr.exec_resources:2\n"
-			  "t0 load slot=1 tmpl=0 start=-1 count=-1\n"
-			  "t1 exec slot=1 in=host out=dev repeat=2\n"
-			  "t0 load slot=2 inline=0a0B start=0 count=1\n"
-			  "t0 fault site=kmgr.dlr_model nth=3\n"
-			  "t0 unload slot=1\n"
-			  "sched 0 1 01 ff\n";
+	                  "config mode=sync nc=2 qdepth=3 threads=2\n"
+	                  "fault alloc:kmgr.exec_resources:2\n"
+	                  "t0 load slot=1 tmpl=0 start=-1 count=-1\n"
+	                  "t1 exec slot=1 in=host out=dev repeat=2\n"
+	                  "t0 load slot=2 inline=0a0B start=0 count=1\n"
+	                  "t0 fault site=kmgr.dlr_model nth=3\n"
+	                  "t0 unload slot=1\n"
+	                  "sched 0 1 01 ff\n";
 	char err[256];
 	size_t n;
 
@@ -120,17 +120,17 @@ static void case_hand_written(void)
 static void case_strict(void)
 {
 	static const char *const bad[] = {
-		"t0 frobnicate slot=0\n",
-		"t0 exec slot=9\n",
-		"config threads=2\nt2 unload slot=0\n",
-		"t0 exec slot=0 in=gpu\n",
-		"t0 exec slot=0 bogus=1\n",
-		"config nc=3\n",
-		"fault hang:1\n",
-		"sched 100\n",
-		"t0 load slot=0 inline=abc\n",
-		"t0 fault site=no.such nth=1\n",
-		"hello\n",
+	    "t0 frobnicate slot=0\n",
+	    "t0 exec slot=9\n",
+	    "config threads=2\nt2 unload slot=0\n",
+	    "t0 exec slot=0 in=gpu\n",
+	    "t0 exec slot=0 bogus=1\n",
+	    "config nc=3\n",
+	    "fault hang:1\n",
+	    "sched 100\n",
+	    "t0 load slot=0 inline=abc\n",
+	    "t0 fault site=no.such nth=1\n",
+	    "hello\n",
 	};
 	char err[256];
 
@@ -157,10 +157,10 @@ static void case_minimize(void)
 {
 	char err[256];
 	const char *src = "config threads=3\n"
-			  "fault qfull:1\n"
-			  "t0 load slot=0 tmpl=1\nt1 unload slot=0\nt2 exec slot=1\n"
-			  "t1 ifmap_count slot=3\nt2 exec slot=2 repeat=3\nt0 unload_all\n"
-			  "sched 1 2 3 4 5 6 7 8\n";
+	                  "fault qfull:1\n"
+	                  "t0 load slot=0 tmpl=1\nt1 unload slot=0\nt2 exec slot=1\n"
+	                  "t1 ifmap_count slot=3\nt2 exec slot=2 repeat=3\nt0 unload_all\n"
+	                  "sched 1 2 3 4 5 6 7 8\n";
 
 	KT_EQ(kprog_parse(src, &p3, err, sizeof(err)), 0);
 	KT_GT(kprog_minimize(&p3, has_exec_slot2, NULL), 0);

@@ -108,7 +108,8 @@ static int cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (repeat > 1)
 		printf("%ld runs, %.0f runs/s\n", repeat,
-		       (double)repeat / ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9));
+		       (double)repeat / ((double)(b.tv_sec - a.tv_sec) +
+		                         (double)(b.tv_nsec - a.tv_nsec) * 1e-9));
 	printf("ops %u ok %u execs-verified %u steps %llu decisions %u\n", r.ops_run, r.ops_ok,
 	       r.execs_checked, (unsigned long long)r.steps, r.ntrace);
 	if (o.backend == KPROG_CONTROLLED && kprog_last_trace(text, sizeof(text)) >= 0)
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 		return cmd_parse(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
-	fprintf(stderr, "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] [--text]\n");
+	fprintf(stderr,
+	        "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] [--text]\n");
 	return 2;
 }

@@ -50,7 +50,7 @@
 	X(MODEL_TENSORS, 301, "model.tensors", "the parsed tensor records")                       \
 	X(MODEL_BUILD, 302, "model.build", "the builder's output buffer")                         \
 	X(MODEL_NEW, 303, "model.new", "the builder's model record (kmodel_new)")                 \
-	X(MODEL_NEW_TENSORS, 304, "model.new_tensors", "growing the builder's tensor array")        \
+	X(MODEL_NEW_TENSORS, 304, "model.new_tensors", "growing the builder's tensor array")      \
 	X(NRT_MODEL, 400, "nrt.model", "an nrt_model_t")                                          \
 	X(NRT_TENSOR_INFO, 401, "nrt.tensor_info", "the array of nrt_get_model_tensor_info")      \
 	X(NRT_ERR_TRACKER, 402, "nrt.err_tracker", "an nrta error tracker")                     \

@@ -19,6 +19,7 @@
 #define EMU_RING_BYTES          4096u /* rings + request buffers of a model, per core */
 #define EMU_CC_BYTES            8192u /* collectives resources of a has_cc model */
 #define EMU_POLL_US             2u    /* sync completion poll interval */
+#define EMU_POLL_YIELDS         64u   /* probes that yield before the poll sleeps */
 #define EMU_DEFAULT_QUEUE_DEPTH 64    /* XU and async queue bound */
 #define EMU_SEQ_MASK            0xFFFFFFFFFFFFull
 

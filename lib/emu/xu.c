@@ -163,8 +163,14 @@ NRT_STATUS kmgr_sync_exec(const virtual_core_t *vcore, kmgr_exec_resources_t *re
 		emu_work_discard(w);
 		return rc;
 	}
-	while (!ks_atomic_load(&w->done))
-		ks_usleep(EMU_POLL_US);
+	/* Completion is polled, never signalled (runtime-facts.md): yield for
+	 * the short executions, then sleep between probes. */
+	for (uint32_t probes = 0; !ks_atomic_load(&w->done); probes++) {
+		if (probes < EMU_POLL_YIELDS)
+			ks_yield();
+		else
+			ks_usleep(EMU_POLL_US);
+	}
 	rc = w->status;
 	emu_work_free(w);
 	return rc;

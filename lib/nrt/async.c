@@ -162,8 +162,8 @@ void nrt__async_on_close(void)
 /* ---- explicit async ---------------------------------------------------- */
 
 static NRT_STATUS nrt_schedule(nrt_model_t *model, const nrt_tensor_set_t *input,
-			       nrt_tensor_set_t *output, nrta_error_tracker_t *t,
-			       nrta_seq_t *req_sequence)
+                               nrt_tensor_set_t *output, nrta_error_tracker_t *t,
+                               nrta_seq_t *req_sequence)
 {
 	nrt_exec_slot_t *s;
 	nrta_seq_t seq = 0;
@@ -189,8 +189,8 @@ static NRT_STATUS nrt_schedule(nrt_model_t *model, const nrt_tensor_set_t *input
 }
 
 NRT_STATUS nrta_execute_schedule(nrt_model_t *model, const nrt_tensor_set_t *input,
-				 nrt_tensor_set_t *output, int queue, nrta_error_tracker_t *err,
-				 nrta_seq_t *req_sequence)
+                                 nrt_tensor_set_t *output, int queue, nrta_error_tracker_t *err,
+                                 nrta_seq_t *req_sequence)
 {
 	NRT_STATUS rc = nrt__guard("nrta_execute_schedule");
 
@@ -300,7 +300,7 @@ void nrta_error_tracker_destroy(nrta_error_tracker_t *error_tracker)
 /* The failures completed since the previous call; the list belongs to the
  * tracker and stays valid until the next call or nrta_error_tracker_destroy. */
 NRT_STATUS nrta_error_tracker_get_list(nrta_error_tracker_t *error_tracker,
-				       const nrta_error_t **list, size_t *error_count)
+                                       const nrta_error_t **list, size_t *error_count)
 {
 	NRT_STATUS rc;
 

@@ -85,7 +85,7 @@ static NRT_STATUS nrt_parse_visible(emu_config_t *cfg)
 	}
 	if (first > last || last >= cfg->nc_count) {
 		klog_error("NEURON_RT_VISIBLE_CORES='%s': cores %u-%u, the device has %u", v, first,
-			   last, cfg->nc_count);
+		           last, cfg->nc_count);
 		return NRT_INVALID;
 	}
 	cfg->first_visible_nc = first;
@@ -110,7 +110,7 @@ static NRT_STATUS nrt_parse_inflight(uint32_t *depth)
 		end++;
 	if (nrt_parse_u32(v, end, depth) || *depth > NRT_MAX_INFLIGHT_LIMIT) {
 		klog_error("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS='%s': expected 0..%u", v,
-			   NRT_MAX_INFLIGHT_LIMIT);
+		           NRT_MAX_INFLIGHT_LIMIT);
 		return NRT_INVALID;
 	}
 	return NRT_SUCCESS;
@@ -166,8 +166,7 @@ static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework)
 	return NRT_SUCCESS;
 }
 
-NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
-		    const char *fal_version)
+NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, const char *fal_version)
 {
 	NRT_STATUS rc;
 

@@ -59,7 +59,7 @@ void nrt__models_release_all(void)
 }
 
 NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t start_nc, int32_t nc_count,
-		    nrt_model_t **model)
+                    nrt_model_t **model)
 {
 	nrt_model_t *m;
 	NRT_STATUS rc = nrt__guard("nrt_load");
@@ -134,21 +134,25 @@ static NRT_STATUS nrt_check_ifmaps(const nrt_model_t *model, const nrt_tensor_se
 	received = kbl_tensor_set_count(in);
 	if (received < expected) {
 		klog_error("Incorrect number of inputs, expected: %u, received: %u", expected,
-			   received);
+		           received);
 		return NRT_INVALID;
 	}
 	return NRT_SUCCESS;
 }
 
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-			      nrt_tensor_set_t *output_set, int repeat_count)
+                              nrt_tensor_set_t *output_set, int repeat_count)
 {
 	NRT_STATUS rc = nrt__guard("nrt_execute");
 
 	if (rc)
 		return rc;
-	if (!model || !input_set || !output_set || repeat_count < 1) {
-		klog_error("nrt_execute: NULL argument or repeat_count %d < 1", repeat_count);
+	if (!model || !input_set || !output_set) {
+		klog_error("nrt_execute: NULL model or tensor set");
+		return NRT_INVALID;
+	}
+	if (repeat_count < 1) {
+		klog_error("nrt_execute_repeat: repeat_count %d < 1", repeat_count);
 		return NRT_INVALID;
 	}
 	rc = nrt_check_ifmaps(model, input_set);
@@ -158,7 +162,7 @@ NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_
 }
 
 NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-		       nrt_tensor_set_t *output_set)
+                       nrt_tensor_set_t *output_set)
 {
 	return nrt_execute_repeat(model, input_set, output_set, 1);
 }
@@ -176,7 +180,7 @@ static NRT_STATUS nrt_fill_info(H_NN h, bool is_input, uint32_t n, nrt_tensor_in
 	for (uint32_t i = 0; i < n; i++) {
 		nrt_tensor_info_t *ti = &info->tensor_array[info->tensor_count];
 		NRT_STATUS rc = kmgr_get_io_tensor_info(h, is_input, i, ti->name, &ti->size,
-							&ti->dtype, &ti->ndim, &ti->shape);
+		                                        &ti->dtype, &ti->ndim, &ti->shape);
 
 		if (rc)
 			return rc;
@@ -200,7 +204,7 @@ NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t
 	if (rc)
 		return rc;
 	info = kalloc(KFAULT_NRT_TENSOR_INFO,
-		      sizeof(*info) + ((size_t)n_in + n_out) * sizeof(info->tensor_array[0]));
+	              sizeof(*info) + ((size_t)n_in + n_out) * sizeof(info->tensor_array[0]));
 	if (!info)
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	rc = nrt_fill_info(model->h_nn, true, n_in, info);

@@ -11,7 +11,7 @@
 #include "nrt_internal.h"
 
 NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int logical_nc_id,
-			       size_t size, const char *name, nrt_tensor_t **tensor)
+                               size_t size, const char *name, nrt_tensor_t **tensor)
 {
 	NRT_STATUS rc = nrt__guard("nrt_tensor_allocate");
 
@@ -52,7 +52,7 @@ NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset
 }
 
 NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst,
-			   size_t dst_offset, size_t size)
+                           size_t dst_offset, size_t size)
 {
 	NRT_STATUS rc = nrt__guard("nrt_tensor_copy");
 
@@ -104,8 +104,8 @@ NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t s
 	return kbl_tensor_attach_buffer(tensor, buffer, size);
 }
 
-NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset,
-				     size_t size, const char *name, nrt_tensor_t **tensor_slice)
+NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset, size_t size,
+                                     const char *name, nrt_tensor_t **tensor_slice)
 {
 	NRT_STATUS rc = nrt__guard("nrt_tensor_allocate_slice");
 
@@ -144,7 +144,7 @@ void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set)
 }
 
 NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
-					nrt_tensor_t *tensor)
+                                        nrt_tensor_t *tensor)
 {
 	NRT_STATUS rc = nrt__guard("nrt_add_tensor_to_tensor_set");
 
@@ -156,7 +156,7 @@ NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char
 }
 
 NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
-					  nrt_tensor_t **tensor)
+                                          nrt_tensor_t **tensor)
 {
 	NRT_STATUS rc = nrt__guard("nrt_get_tensor_from_tensor_set");
 

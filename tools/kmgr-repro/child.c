@@ -52,13 +52,22 @@ static double now_s(void)
 static void set_default_env(void)
 {
 	static const char *const opts[][2] = {
-		{"ASAN_OPTIONS", KREPRO_ASAN_OPTIONS}, {"UBSAN_OPTIONS", KREPRO_UBSAN_OPTIONS},
-		{"LSAN_OPTIONS", KREPRO_LSAN_OPTIONS}, {"TSAN_OPTIONS", KREPRO_TSAN_OPTIONS},
-		{"MSAN_OPTIONS", KREPRO_MSAN_OPTIONS},
+	    {"ASAN_OPTIONS", KREPRO_ASAN_OPTIONS}, {"UBSAN_OPTIONS", KREPRO_UBSAN_OPTIONS},
+	    {"LSAN_OPTIONS", KREPRO_LSAN_OPTIONS}, {"TSAN_OPTIONS", KREPRO_TSAN_OPTIONS},
+	    {"MSAN_OPTIONS", KREPRO_MSAN_OPTIONS},
 	};
+
+	const char *asan;
+	char buf[4096];
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		setenv(opts[i][0], opts[i][1], 0);
+	/* an abort() (library assertion, oracle) gets a stack to sign with */
+	asan = getenv("ASAN_OPTIONS");
+	if (asan && !strstr(asan, "handle_abort")) {
+		snprintf(buf, sizeof(buf), "%s%shandle_abort=1", asan, asan[0] ? ":" : "");
+		setenv("ASAN_OPTIONS", buf, 1);
+	}
 }
 
 static bool executable(const char *path)
@@ -165,9 +174,10 @@ static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 	set_default_env();
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1); /* a stress FAILURE line, for -v */
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	posix_spawn_file_actions_addclose(&fa, pfd[1]);
 	posix_spawnattr_init(&at);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
@@ -216,14 +226,16 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 	int rc;
 
 	if (in->kind != KR_STRESS) {
-		char *argv[] = {(char *)kr_self_path(), "__run", "--target", (char *)in->target,
-				(char *)in->path, NULL};
+		char *argv[] = {(char *)kr_self_path(), "__run",          "--target",
+		                (char *)in->target,     (char *)in->path, NULL};
 
 		return spawn(argv, o, out);
 	}
 	if (kr_find_stress(in->stress_bin, bin, sizeof(bin))) {
-		fprintf(stderr, "kmgr-repro: %s not found next to the tool, in %s/stress or in "
-				"PATH\n", in->stress_bin, KREPRO_BIN_DIR);
+		fprintf(stderr,
+		        "kmgr-repro: %s not found next to the tool, in %s/stress or in "
+		        "PATH\n",
+		        in->stress_bin, KREPRO_BIN_DIR);
 		return -1;
 	}
 	if (!mkdtemp(tmpdir))
@@ -236,8 +248,7 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 	return rc;
 }
 
-int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o,
-		   kr_outcome_t *out)
+int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o, kr_outcome_t *out)
 {
 	char path[] = "/tmp/kmgr-repro-prog-XXXXXX";
 	int fd = mkstemp(path), rc;

@@ -75,7 +75,8 @@ static int parse_opts(int argc, char **argv, unsigned allowed, const char *help,
 			o->file = a;
 			used = 0;
 		} else {
-			fprintf(stderr, "kmgr-repro %s: bad argument '%s' (see --help)\n", argv[0], a);
+			fprintf(stderr, "kmgr-repro %s: bad argument '%s' (see --help)\n", argv[0],
+			        a);
 			return -1;
 		}
 		i += used;
@@ -111,10 +112,10 @@ static unsigned nonzero(const uint8_t *b, uint32_t n)
 /* ---- show ---------------------------------------------------------------- */
 
 static const char show_help[] =
-	"usage: kmgr-repro show FILE [--target NAME]\n"
-	"Prints what FILE is (binary fuzz input, program text, model container, stress repro),\n"
-	"the target it is read for, and the program as that target runs it: config, fault\n"
-	"plan, operations per logical thread and the scheduling decisions.\n";
+    "usage: kmgr-repro show FILE [--target NAME]\n"
+    "Prints what FILE is (binary fuzz input, program text, model container, stress repro),\n"
+    "the target it is read for, and the program as that target runs it: config, fault\n"
+    "plan, operations per logical thread and the scheduling decisions.\n";
 
 static void show_model(const kr_input_t *in)
 {
@@ -123,7 +124,8 @@ static void show_model(const kr_input_t *in)
 
 	printf("model container: %zu bytes, kmodel_parse -> %d\n", in->size, (int)rc);
 	if (rc == NRT_SUCCESS)
-		printf("  name %s, %u subgraph(s), %u tensor(s)\n", m->name, m->nkbin, m->n_tensors);
+		printf("  name %s, %u subgraph(s), %u tensor(s)\n", m->name, m->nkbin,
+		       m->n_tensors);
 	kmodel_free(m);
 }
 
@@ -163,11 +165,11 @@ int kr_cmd_show(int argc, char **argv)
 /* ---- replay -------------------------------------------------------------- */
 
 static const char replay_help[] =
-	"usage: kmgr-repro replay FILE [--times N] [--target NAME] [--timeout S] [-v]\n"
-	"Runs FILE N times (default 1) in a child under this build, with its recorded\n"
-	"schedule (the program's decision bytes; stress files through `stress_X --replay`),\n"
-	"and prints each run's outcome and crash signature (-v: the whole report).\n"
-	"Exit 0 when every run reproduced the same signature, 1 otherwise.\n";
+    "usage: kmgr-repro replay FILE [--times N] [--target NAME] [--timeout S] [-v]\n"
+    "Runs FILE N times (default 1) in a child under this build, with its recorded\n"
+    "schedule (the program's decision bytes; stress files through `stress_X --replay`),\n"
+    "and prints each run's outcome and crash signature (-v: the whole report).\n"
+    "Exit 0 when every run reproduced the same signature, 1 otherwise.\n";
 
 int kr_cmd_replay(int argc, char **argv)
 {
@@ -206,12 +208,12 @@ int kr_cmd_replay(int argc, char **argv)
 /* ---- minimize ------------------------------------------------------------ */
 
 static const char minimize_help[] =
-	"usage: kmgr-repro minimize FILE -o OUT [--target NAME] [--timeout S] [--text]\n"
-	"Shrinks a program while its crash signature stays the same: first fewer\n"
-	"preemptions (schedule bytes cut or zeroed: 0 is 'no preemption'), then operations,\n"
-	"per-thread operations, fault entries, threads and schedule bytes\n"
-	"(kprog_minimize), then the schedule again.  OUT is the binary fuzz input, shaped\n"
-	"for its target (--text: the text form with a '# kmgr-repro target=' header).\n";
+    "usage: kmgr-repro minimize FILE -o OUT [--target NAME] [--timeout S] [--text]\n"
+    "Shrinks a program while its crash signature stays the same: first fewer\n"
+    "preemptions (schedule bytes cut or zeroed: 0 is 'no preemption'), then operations,\n"
+    "per-thread operations, fault entries, threads and schedule bytes\n"
+    "(kprog_minimize), then the schedule again.  OUT is the binary fuzz input, shaped\n"
+    "for its target (--text: the text form with a '# kmgr-repro target=' header).\n";
 
 typedef struct minctx {
 	const char *target;
@@ -315,9 +317,15 @@ int kr_cmd_minimize(int argc, char **argv)
 		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
 	if (kr_input_load(&in, o.file, o.target))
 		return KR_EXIT_USAGE;
+	if (in.kind == KR_PROGRAM && kr_write_program(o.out, in.prog, in.target, o.text)) {
+		kr_input_free(&in); /* found out now, not after the minimization */
+		return KR_EXIT_USAGE;
+	}
 	if (in.kind != KR_PROGRAM) {
-		fprintf(stderr, "kmgr-repro minimize: %s is not a program (model_parse inputs: "
-				"libFuzzer -minimize_crash; stress: --replay)\n", in.path);
+		fprintf(stderr,
+		        "kmgr-repro minimize: %s is not a program (model_parse inputs: "
+		        "libFuzzer -minimize_crash; stress: --replay)\n",
+		        in.path);
 		kr_input_free(&in);
 		return KR_EXIT_USAGE;
 	}
@@ -329,13 +337,13 @@ int kr_cmd_minimize(int argc, char **argv)
 /* ---- emit-c -------------------------------------------------------------- */
 
 static const char emit_help[] =
-	"usage: kmgr-repro emit-c FILE -o TEST.c [--target NAME] [--name NAME]\n"
-	"Writes a standalone C regression test: the program spelled out as straight-line\n"
-	"C (one function per logical thread) over the public API, kmgr.h, emu.h's\n"
-	"accounting and the scheduler (kctl.h, KS_STRAT_BYTES with the program's decision\n"
-	"bytes).  It aborts (sanitizer report, ORACLE line) or exits 1 while the bug is\n"
-	"there and exits 0 on a correct library.  corpus/regressions/*.c are built and run\n"
-	"by ctest (label fuzz-regression).\n";
+    "usage: kmgr-repro emit-c FILE -o TEST.c [--target NAME] [--name NAME]\n"
+    "Writes a standalone C regression test: the program spelled out as straight-line\n"
+    "C (one function per logical thread) over the public API, kmgr.h, emu.h's\n"
+    "accounting and the scheduler (kctl.h, KS_STRAT_BYTES with the program's decision\n"
+    "bytes).  It aborts (sanitizer report, ORACLE line) or exits 1 while the bug is\n"
+    "there and exits 0 on a correct library.  corpus/regressions/*.c are built and run\n"
+    "by ctest (label fuzz-regression).\n";
 
 int kr_cmd_emit_c(int argc, char **argv)
 {
@@ -355,11 +363,11 @@ int kr_cmd_emit_c(int argc, char **argv)
 /* ---- triage -------------------------------------------------------------- */
 
 static const char triage_help[] =
-	"usage: kmgr-repro triage DIR [--target NAME] [--timeout S]\n"
-	"Runs every file under DIR (libFuzzer crash-*, AFL++ crashes/id:*, stress repro\n"
-	"files; three levels deep, dot files and README.txt skipped) once and groups them\n"
-	"by signature: one line per bucket with its count, the signature and its smallest\n"
-	"reproducer.  Unusable files and files that do not fail get their own buckets.\n";
+    "usage: kmgr-repro triage DIR [--target NAME] [--timeout S]\n"
+    "Runs every file under DIR (libFuzzer crash-*, AFL++ crashes/id:*, stress repro\n"
+    "files; three levels deep, dot files and README.txt skipped) once and groups them\n"
+    "by signature: one line per bucket with its count, the signature and its smallest\n"
+    "reproducer.  Unusable files and files that do not fail get their own buckets.\n";
 
 #define MAX_BUCKETS 256
 

@@ -16,8 +16,8 @@
 #include "model/kmodel.h"
 #include "repro.h"
 
-#define MAX_IO 16
-#define MAX_TENSOR_BYTES 65536
+#define MAX_IO            16
+#define MAX_TENSOR_BYTES  65536
 #define MAX_INLINE_MODELS 8
 
 /* One distinct container of the program: a template or an inline blob. */
@@ -67,7 +67,7 @@ static void collect_models(emit_t *e)
 			m->tmpl = tmpl;
 			m->parse_it = tmpl >= 0 || ninline++ < MAX_INLINE_MODELS;
 			m->bytes = tmpl >= 0 ? kprog_template((unsigned)tmpl, &m->len)
-					     : e->p->blob + op->blob_off;
+			                     : e->p->blob + op->blob_off;
 			if (tmpl < 0)
 				m->len = op->blob_len;
 			k = e->nm++;
@@ -81,7 +81,7 @@ static void name_out(FILE *f, const char *name)
 	fprintf(f, "\"");
 	for (const char *c = name; *c; c++)
 		fprintf(f, isalnum((unsigned char)*c) || *c == '_' ? "%c" : "\\%03o",
-			(unsigned char)*c);
+		        (unsigned char)*c);
 	fprintf(f, "\"");
 }
 
@@ -115,7 +115,7 @@ static void describe(FILE *f, unsigned k, const emodel_t *m)
 
 	if (!m->parse_it || kmodel_parse(m->bytes, m->len, &km) != NRT_SUCCESS) {
 		fprintf(f, "\t{model_%u, sizeof(model_%u), false, false, 0, 0, 0, {0}, {0}},\n", k,
-			k);
+		        k);
 		return;
 	}
 	nin = kmodel_input_count(km);
@@ -124,7 +124,7 @@ static void describe(FILE *f, unsigned k, const emodel_t *m)
 	for (uint32_t i = 0; i < km->n_tensors && ok; i++)
 		ok = km->tensors[i].size && km->tensors[i].size <= MAX_TENSOR_BYTES;
 	fprintf(f, "\t{model_%u, sizeof(model_%u), true, %s, %u, %u, %u,\n\t ", k, k,
-		ok ? "true" : "false", km->nkbin, nin, nout);
+	        ok ? "true" : "false", km->nkbin, nin, nout);
 	if (nin + nout <= MAX_IO) {
 		io_list(f, km, false);
 		fprintf(f, ",\n\t ");
@@ -153,16 +153,20 @@ static void op_call(emit_t *e, unsigned i)
 	switch (op->kind) {
 	case KOP_LOAD:
 		fprintf(f, "op_load(%u, %d, &models[%d], %d, %d);", i, a[0], e->op_model[i], a[2],
-			a[3]);
+		        a[3]);
 		break;
-	case KOP_UNLOAD: fprintf(f, "op_unload(%u, %d);", i, a[0]); break;
-	case KOP_UNLOAD_ALL: fprintf(f, "op_unload_all(%u);", i); break;
+	case KOP_UNLOAD:
+		fprintf(f, "op_unload(%u, %d);", i, a[0]);
+		break;
+	case KOP_UNLOAD_ALL:
+		fprintf(f, "op_unload_all(%u);", i);
+		break;
 	case KOP_EXEC:
 		fprintf(f, "op_exec(%u, %d, %s, %s, %d);", i, a[0], place(a[1]), place(a[2]), a[3]);
 		break;
 	case KOP_SCHEDULE:
 		fprintf(f, "op_schedule(%u, %u, %d, %s, %s);", i, op->thread, a[0], place(a[1]),
-			place(a[2]));
+		        place(a[2]));
 		break;
 	case KOP_IS_COMPLETED:
 		fprintf(f, "op_is_completed(%u, %u, %d, %d);", i, op->thread, a[0], a[1]);
@@ -170,24 +174,38 @@ static void op_call(emit_t *e, unsigned i)
 	case KOP_GET_SEQUENCE:
 		fprintf(f, "op_get_sequence(%u, %d, %d, %d);", i, a[0], a[1], a[2]);
 		break;
-	case KOP_TENSOR_INFO: fprintf(f, "op_tensor_info(%u, %d, %d);", i, a[0], a[1]); break;
+	case KOP_TENSOR_INFO:
+		fprintf(f, "op_tensor_info(%u, %d, %d);", i, a[0], a[1]);
+		break;
 	case KOP_IS_VALID_IFMAP:
 		fprintf(f, "op_is_valid_ifmap(%u, %d, %d);", i, a[0], a[1]);
 		break;
-	case KOP_IFMAP_COUNT: fprintf(f, "op_ifmap_count(%u, %d);", i, a[0]); break;
-	case KOP_SET_PROFILING: fprintf(f, "op_set_profiling(%u, %d, %d);", i, a[0], a[1]); break;
-	case KOP_STALE: fprintf(f, "op_stale(%u, %d, %d);", i, a[0], a[1]); break;
-	case KOP_FAULT: fprintf(f, "op_fault(%d, %d);", a[0], a[1]); break;
+	case KOP_IFMAP_COUNT:
+		fprintf(f, "op_ifmap_count(%u, %d);", i, a[0]);
+		break;
+	case KOP_SET_PROFILING:
+		fprintf(f, "op_set_profiling(%u, %d, %d);", i, a[0], a[1]);
+		break;
+	case KOP_STALE:
+		fprintf(f, "op_stale(%u, %d, %d);", i, a[0], a[1]);
+		break;
+	case KOP_FAULT:
+		fprintf(f, "op_fault(%d, %d);", a[0], a[1]);
+		break;
 	case KOP_TALLOC:
 		fprintf(f, "op_talloc(%u, %d, %d, %d);", op->thread, a[0], a[1], a[2]);
 		break;
-	case KOP_TFREE: fprintf(f, "op_tfree(%u, %d);", op->thread, a[0]); break;
+	case KOP_TFREE:
+		fprintf(f, "op_tfree(%u, %d);", op->thread, a[0]);
+		break;
 	case KOP_TWRITE:
 	case KOP_TREAD:
 		fprintf(f, "op_tio(%u, %u, %d, %s, %d, %d);", i, op->thread, a[0],
-			op->kind == KOP_TWRITE ? "true" : "false", a[1], a[2]);
+		        op->kind == KOP_TWRITE ? "true" : "false", a[1], a[2]);
 		break;
-	default: fprintf(f, "/* unknown op kind %u */", op->kind); break;
+	default:
+		fprintf(f, "/* unknown op kind %u */", op->kind);
+		break;
 	}
 	fprintf(f, "\n");
 }
@@ -207,28 +225,33 @@ static void header(emit_t *e, const kr_input_t *in)
 	FILE *f = e->f;
 
 	kprog_print(e->p, text, sizeof(text));
-	fprintf(f, "/*\n * %s.c - regression test emitted by kmgr-repro from %s (target %s).\n"
-		   " * It replays the program below under the controlled scheduler with its\n"
-		   " * decision bytes; it aborts (sanitizer report or an ORACLE line) while the\n"
-		   " * bug is present and prints PASS on a correct library.\n *\n",
-		e->name, in->path, in->target);
+	fprintf(f,
+	        "/*\n * %s.c - regression test emitted by kmgr-repro (target %s) from\n *   %s\n"
+	        " * It replays the program below under the controlled scheduler with its\n"
+	        " * decision bytes; it aborts (sanitizer report or an ORACLE line) while the\n"
+	        " * bug is present and prints PASS on a correct library.\n *\n",
+	        e->name, in->target, in->path);
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
 		fprintf(f, " *   %.*s\n", 96, l);
-	fprintf(f, " */\n#include <stdarg.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
-		   "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-		   "#include <nrt/nrt.h>\n#include <nrt/nrt_async.h>\n#include <nrt/nrt_experimental.h>\n"
-		   "\n#include \"base/kalloc.h\" /* kfree of kmgr.h's out-parameters */\n");
+	fprintf(
+	    f,
+	    " */\n#include <stdarg.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
+	    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+	    "#include <nrt/nrt.h>\n#include <nrt/nrt_async.h>\n#include <nrt/nrt_experimental.h>\n"
+	    "\n#include \"base/kalloc.h\" /* kfree of kmgr.h's out-parameters */\n");
 	if (uses_faults(e->p))
 		fprintf(f, "#include \"base/kfault.h\" /* the program's fault plan */\n");
 	fprintf(f, "#include \"emu/emu.h\" /* accounting, the compute formula, the observer */\n"
-		   "#include \"kmgr/kmgr.h\"\n#include \"sched/kctl.h\"\n\n");
+	           "#include \"kmgr/kmgr.h\"\n#include \"sched/kctl.h\"\n\n");
 	if (e->p->plan.n)
 		kfault_plan_format(&e->p->plan, plan, sizeof(plan));
-	fprintf(f, "#define KR_NAME \"%s\"\n#define KR_SOURCE \"%s\"\n#define KR_NC %uu\n"
-		   "#define KR_ASYNC %s\n#define KR_QDEPTH %uu\n#define KR_NTHREADS %uu\n"
-		   "#define KR_USE_FAULTS %d\n#define KR_FAULT_PLAN \"%s\"\n#define free_shape kfree\n\n",
-		e->name, in->target, e->p->nc, e->p->async ? "true" : "false", e->p->qdepth,
-		e->p->nthreads, uses_faults(e->p), plan);
+	fprintf(
+	    f,
+	    "#define KR_NAME \"%s\"\n#define KR_TARGET \"%s\"\n#define KR_NC %uu\n"
+	    "#define KR_ASYNC %s\n#define KR_QDEPTH %uu\n#define KR_NTHREADS %uu\n"
+	    "#define KR_USE_FAULTS %d\n#define KR_FAULT_PLAN \"%s\"\n#define free_shape kfree\n\n",
+	    e->name, in->target, e->p->nc, e->p->async ? "true" : "false", e->p->qdepth,
+	    e->p->nthreads, uses_faults(e->p), plan);
 }
 
 static void threads(emit_t *e)
@@ -236,8 +259,10 @@ static void threads(emit_t *e)
 	FILE *f = e->f;
 
 	for (unsigned t = 0; t < e->p->nthreads; t++) {
-		fprintf(f, "\n/* logical thread %u */\nstatic void *thread_%u(void *arg)\n{\n"
-			   "\t(void)arg;\n", t, t);
+		fprintf(f,
+		        "\n/* logical thread %u */\nstatic void *thread_%u(void *arg)\n{\n"
+		        "\t(void)arg;\n",
+		        t, t);
 		for (unsigned i = 0; i < e->p->nops; i++)
 			if (e->p->ops[i].thread == t)
 				op_call(e, i);
@@ -247,7 +272,7 @@ static void threads(emit_t *e)
 	for (unsigned t = 0; t < e->p->nthreads; t++)
 		fprintf(f, "%sthread_%u", t ? ", " : "", t);
 	fprintf(f, "};\n\n\treturn kr_run(threads, %u, sched, %u);\n}\n", e->p->nthreads,
-		e->p->nsched);
+	        e->p->nsched);
 }
 
 static int emit_program(emit_t *e, const kr_input_t *in)
@@ -260,8 +285,8 @@ static int emit_program(emit_t *e, const kr_input_t *in)
 	fprintf(e->f, "\n/* ---- the program ---- */\n");
 	for (unsigned k = 0; k < e->nm; k++) {
 		snprintf(name, sizeof(name), "model_%u", k);
-		fprintf(e->f, "/* %s */\n", e->m[k].tmpl >= 0 ? kprog_template_name(
-								(unsigned)e->m[k].tmpl) : "inline");
+		fprintf(e->f, "/* %s */\n",
+		        e->m[k].tmpl >= 0 ? kprog_template_name((unsigned)e->m[k].tmpl) : "inline");
 		bytes_out(e->f, name, e->m[k].bytes, e->m[k].len);
 	}
 	fprintf(e->f, "\nstatic const mio_t models[] = {\n");
@@ -299,8 +324,9 @@ int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name)
 
 	if (in->kind != KR_PROGRAM) {
 		fprintf(stderr, "kmgr-repro emit-c: %s is not a program of a program target (%s)\n",
-			in->path, in->kind == KR_STRESS ? "a stress repro: rerun with --replay"
-							: "model_parse: keep the bytes in the corpus");
+		        in->path,
+		        in->kind == KR_STRESS ? "a stress repro: rerun with --replay"
+		                              : "model_parse: keep the bytes in the corpus");
 		return -1;
 	}
 	if (!name) {
@@ -312,7 +338,8 @@ int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name)
 	e.name = name;
 	e.f = fopen(out_path, "w");
 	if (!e.f) {
-		fprintf(stderr, "kmgr-repro emit-c: cannot write %s: %s\n", out_path, strerror(errno));
+		fprintf(stderr, "kmgr-repro emit-c: cannot write %s: %s\n", out_path,
+		        strerror(errno));
 		return -1;
 	}
 	rc = emit_program(&e, in);

@@ -106,8 +106,10 @@ static int load_stress(kr_input_t *in)
 	size_t n = 0;
 
 	if (!b) {
-		fprintf(stderr, "kmgr-repro: %s: a stress repro file without a 'binary' line "
-				"(truncated?)\n", in->path);
+		fprintf(stderr,
+		        "kmgr-repro: %s: a stress repro file without a 'binary' line "
+		        "(truncated?)\n",
+		        in->path);
 		return -1;
 	}
 	b += 8;
@@ -148,13 +150,15 @@ static int header_target(kr_input_t *in, char *t, size_t len)
 static int pick_target(kr_input_t *in, const char *target, const char *header)
 {
 	if (target && !kr_is_target(target)) {
-		fprintf(stderr, "kmgr-repro: unknown target '%s' (api_seq, concurrent, async, "
-				"faults, model_parse)\n", target);
+		fprintf(stderr,
+		        "kmgr-repro: unknown target '%s' (api_seq, concurrent, async, "
+		        "faults, model_parse)\n",
+		        target);
 		return -1;
 	}
 	if (target && header && strcmp(target, header) != 0) {
 		fprintf(stderr, "kmgr-repro: %s is a %s program, not a %s one\n", in->path, header,
-			target);
+		        target);
 		return -1;
 	}
 	if (target || header) {
@@ -176,8 +180,8 @@ static int load_program(kr_input_t *in, const char *target)
 	char header[32], err[256];
 	int h = header_target(in, header, sizeof(header));
 	const char *w = first_word((const char *)in->data);
-	bool text = h > 0 || (is_text(in) && (!strncmp(w, "config", 6) || !strncmp(w, "t0 ", 3) ||
-					      w[0] == '#'));
+	bool text = h > 0 || (is_text(in) &&
+	                      (!strncmp(w, "config", 6) || !strncmp(w, "t0 ", 3) || w[0] == '#'));
 
 	if (h < 0 || pick_target(in, target, h > 0 ? header : NULL))
 		return -1;
@@ -207,8 +211,10 @@ static int load(kr_input_t *in, const char *path, const char *target)
 	if (!strncmp((const char *)in->data, "# kmgr-fuzz stress reproducer", 29) ||
 	    (is_text(in) && !strncmp((const char *)in->data, "binary stress_", 14))) {
 		if (target) {
-			fprintf(stderr, "kmgr-repro: %s is a stress repro file, --target does not "
-					"apply\n", path);
+			fprintf(stderr,
+			        "kmgr-repro: %s is a stress repro file, --target does not "
+			        "apply\n",
+			        path);
 			return -1;
 		}
 		return load_stress(in);

@@ -10,16 +10,16 @@
 #include "repro.h"
 
 static const char usage[] =
-	"usage: kmgr-repro COMMAND [options] FILE|DIR\n"
-	"  show FILE                   the decoded program, config, fault plan and schedule\n"
-	"  replay FILE [--times N]     run it N times under this build, print each outcome\n"
-	"  minimize FILE -o OUT        shrink it while the crash signature stays the same\n"
-	"  emit-c FILE -o TEST.c       a standalone C regression test\n"
-	"  triage DIR                  group the crash files under DIR by signature\n"
-	"common options: --target NAME (api_seq concurrent async faults model_parse),\n"
-	"  --timeout S (per run, default 60), -v; `kmgr-repro COMMAND --help` for more.\n"
-	"exit status: 0 done (replay: reproduced every time), 1 not reproduced, 2 bad usage\n"
-	"or unusable input.\n";
+    "usage: kmgr-repro COMMAND [options] FILE|DIR\n"
+    "  show FILE                   the decoded program, config, fault plan and schedule\n"
+    "  replay FILE [--times N]     run it N times under this build, print each outcome\n"
+    "  minimize FILE -o OUT        shrink it while the crash signature stays the same\n"
+    "  emit-c FILE -o TEST.c       a standalone C regression test\n"
+    "  triage DIR                  group the crash files under DIR by signature\n"
+    "common options: --target NAME (api_seq concurrent async faults model_parse),\n"
+    "  --timeout S (per run, default 60), -v; `kmgr-repro COMMAND --help` for more.\n"
+    "exit status: 0 done (replay: reproduced every time), 1 not reproduced, 2 bad usage\n"
+    "or unusable input.\n";
 
 int main(int argc, char **argv)
 {
@@ -27,8 +27,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-		{"show", kr_cmd_show},	   {"replay", kr_cmd_replay}, {"minimize", kr_cmd_minimize},
-		{"emit-c", kr_cmd_emit_c}, {"triage", kr_cmd_triage}, {"__run", kr_cmd_run},
+	    {"show", kr_cmd_show},     {"replay", kr_cmd_replay}, {"minimize", kr_cmd_minimize},
+	    {"emit-c", kr_cmd_emit_c}, {"triage", kr_cmd_triage}, {"__run", kr_cmd_run},
 	};
 
 	if (argc < 2) {

@@ -7,16 +7,16 @@
  * the compute formula, statuses obey the argument contract, nothing executes
  * on a model after its unload returned, reference counts are back to zero
  * at quiescence, and nrt_close leaves the accounting where it started. */
-#define KR_FN static __attribute__((unused))
-#define MAX_IO 16
+#define KR_FN            static __attribute__((unused))
+#define MAX_IO           16
 #define MAX_TENSOR_BYTES 65536
-#define MAX_PENDING 160
-#define MAX_SEQS 8
-#define MAX_JOBS 1024
-#define MAX_UNLOADED 256
-#define NSLOTS 4
-#define NTSLOTS 4
-#define BOGUS_SEQ ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
+#define MAX_PENDING      160
+#define MAX_SEQS         8
+#define MAX_JOBS         1024
+#define MAX_UNLOADED     256
+#define NSLOTS           4
+#define NTSLOTS          4
+#define BOGUS_SEQ        ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
 enum { DEV = 0, HOST = 1, VIRT = 2, MISSING = 3 };
 
 typedef struct mio {
@@ -71,7 +71,7 @@ static struct {
 } R = {.lock = KS_MUTEX_INITIALIZER};
 
 __attribute__((noreturn, format(printf, 2, 3))) static void kr_fail(const char *what,
-								      const char *fmt, ...)
+                                                                    const char *fmt, ...)
 {
 	va_list ap;
 
@@ -79,7 +79,7 @@ __attribute__((noreturn, format(printf, 2, 3))) static void kr_fail(const char *
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nFAIL: %s (regression test of %s)\n", KR_NAME, KR_SOURCE);
+	fprintf(stderr, "\nFAIL: %s (regression test, fuzz target %s)\n", KR_NAME, KR_TARGET);
 	fflush(stderr);
 	abort();
 }
@@ -109,8 +109,8 @@ KR_FN NRT_STATUS make_tensor(iob_t *b, unsigned i, int place, int nc)
 
 	if (place == DEV || place == HOST)
 		return nrt_tensor_allocate(place == DEV ? NRT_TENSOR_PLACEMENT_DEVICE
-							: NRT_TENSOR_PLACEMENT_HOST,
-					   nc, size, name, &b->t[i]);
+		                                        : NRT_TENSOR_PLACEMENT_HOST,
+		                           nc, size, name, &b->t[i]);
 	rc = nrt_tensor_allocate_empty(name, &b->t[i]);
 	if (rc)
 		return rc;
@@ -154,7 +154,7 @@ KR_FN NRT_STATUS build_side(iob_t *b, bool input, int place, int nc)
 }
 
 KR_FN NRT_STATUS iob_build(iob_t *b, const mio_t *io, uint32_t seed, int in_place, int out_place,
-			   int nc)
+                           int nc)
 {
 	NRT_STATUS rc;
 
@@ -197,7 +197,7 @@ KR_FN void iob_verify(iob_t *b, unsigned op)
 		emu_compute_expected(io->n_in, in, in_size, j, want, io->size[i]);
 		if (memcmp(got, want, io->size[i]))
 			kr_fail("exec-output", "op %u: output %s differs from the formula", op,
-				io->name[i]);
+			        io->name[i]);
 	}
 }
 
@@ -251,10 +251,10 @@ KR_FN void expect(unsigned i, const char *what, NRT_STATUS rc, NRT_STATUS want, 
 {
 	if (rc == NRT_SUCCESS && want != NRT_SUCCESS && alt != NRT_SUCCESS)
 		kr_fail("status-mismatch", "op %u %s succeeded, its arguments demand %d", i, what,
-			(int)want);
+		        (int)want);
 	if (!R.faults && rc != want && rc != alt && rc != NRT_INVALID_HANDLE)
 		kr_fail("status-mismatch", "op %u %s returned %d, expected %d", i, what, (int)rc,
-			(int)want);
+		        (int)want);
 }
 
 KR_FN void note_unloaded(uint32_t id)
@@ -277,7 +277,7 @@ static bool was_unloaded(uint32_t id)
 
 /* On device threads: a submit or start after the unload returned. */
 static void observer(void *ctx, emu_exec_event_t ev, uint64_t h_model, uint32_t h_nn,
-		     NRT_STATUS status)
+                     NRT_STATUS status)
 {
 	(void)ctx;
 	(void)status;
@@ -418,7 +418,8 @@ KR_FN void op_schedule(unsigned i, unsigned t, unsigned slot, int in, int out)
 		return;
 	}
 	want = predict_exec(s.io, in, out, true, &alt);
-	rc = kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
+	rc =
+	    kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
 	expect(i, "schedule", rc, want, alt);
 	if (rc) {
 		pend_put(pe);
@@ -450,7 +451,8 @@ KR_FN void op_get_sequence(unsigned i, int lnc, int xu, int queue)
 	NRT_STATUS rc, want;
 
 	rc = nrta_get_sequence((uint32_t)lnc, (nrta_xu_t)xu, queue, &seq);
-	want = (unsigned)lnc < KR_NC && xu == NRTA_XU_COMPUTE && queue == 0 ? NRT_SUCCESS : NRT_INVALID;
+	want = (unsigned)lnc < KR_NC && xu == NRTA_XU_COMPUTE && queue == 0 ? NRT_SUCCESS
+	                                                                    : NRT_INVALID;
 	expect(i, "get_sequence", rc, want, want);
 }
 
@@ -466,7 +468,8 @@ KR_FN void op_tensor_info(unsigned i, unsigned slot, int index)
 
 	if (!get_slot(slot, &s) || !s.io->ok)
 		return;
-	rc = kmgr_get_io_tensor_info((H_NN){s.id}, is_input, idx, name, &size, &dtype, &ndim, &shape);
+	rc = kmgr_get_io_tensor_info((H_NN){s.id}, is_input, idx, name, &size, &dtype, &ndim,
+	                             &shape);
 	want = idx < (is_input ? s.io->n_in : s.io->n_out) ? NRT_SUCCESS : NRT_INVALID;
 	expect(i, "tensor_info", rc, want, want);
 	if (rc)
@@ -486,8 +489,9 @@ KR_FN void op_is_valid_ifmap(unsigned i, unsigned slot, unsigned sel)
 
 	if (!get_slot(slot, &s) || !s.io->ok)
 		return;
-	name = sel == 7 ? NULL : sel < 6 && sel < s.io->n_in + s.io->n_out ? s.io->name[sel]
-									       : "no-such-ifmap";
+	name = sel == 7                                    ? NULL
+	       : sel < 6 && sel < s.io->n_in + s.io->n_out ? s.io->name[sel]
+	                                                   : "no-such-ifmap";
 	want_valid = sel < 6 && sel < s.io->n_in;
 	rc = kmgr_is_valid_ifmap((H_NN){s.id}, name, &valid);
 	expect(i, "is_valid_ifmap", rc, name ? NRT_SUCCESS : NRT_INVALID,
@@ -508,7 +512,7 @@ KR_FN void op_ifmap_count(unsigned i, unsigned slot)
 	expect(i, "ifmap_count", rc, NRT_SUCCESS, NRT_SUCCESS);
 	if (rc == NRT_SUCCESS && count != s.io->n_in)
 		kr_fail("metadata", "op %u: ifmap count %u, the container has %u", i, count,
-			s.io->n_in);
+		        s.io->n_in);
 }
 
 KR_FN void op_set_profiling(unsigned i, unsigned slot, int on)
@@ -569,8 +573,8 @@ KR_FN void op_talloc(unsigned t, unsigned k, int place, int size)
 
 	tslot_free(ts);
 	if (place <= HOST) {
-		nrt_tensor_allocate(place ? NRT_TENSOR_PLACEMENT_HOST : NRT_TENSOR_PLACEMENT_DEVICE, 0,
-				    tsizes[size], "t", &ts->t);
+		nrt_tensor_allocate(place ? NRT_TENSOR_PLACEMENT_HOST : NRT_TENSOR_PLACEMENT_DEVICE,
+		                    0, tsizes[size], "t", &ts->t);
 		return;
 	}
 	rc = nrt_tensor_allocate_empty("t", &ts->t);
@@ -645,7 +649,7 @@ static void kr_clear_faults(void)
 /* ---- completion, quiescence and teardown ---- */
 
 static void async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
-			   NRT_STATUS status)
+                           NRT_STATUS status)
 {
 	(void)params;
 	(void)model_id;
@@ -715,7 +719,7 @@ static void check_refcounts(void)
 		nn_ref_decrement(mod);
 		if (ref != 1)
 			kr_fail("refcount", "model %u has %lld references at quiescence", ids[i].id,
-				(long long)ref - 1);
+			        (long long)ref - 1);
 	}
 	free_shape(ids);
 }
@@ -725,15 +729,17 @@ static void check_closed(const emu_accounting_t *base)
 	emu_accounting_t a;
 
 	emu_get_accounting(&a);
-	if (a.device_bytes || a.device_allocs || a.objects || a.staged_models ||
-	    a.inflight_execs || a.async_marks)
-		kr_fail("leak-after-close", "device bytes %lld allocs %lld objects %lld staged %lld "
-			"inflight %lld async_marks %lld", (long long)a.device_bytes,
-			(long long)a.device_allocs, (long long)a.objects, (long long)a.staged_models,
-			(long long)a.inflight_execs, (long long)a.async_marks);
+	if (a.device_bytes || a.device_allocs || a.objects || a.staged_models || a.inflight_execs ||
+	    a.async_marks)
+		kr_fail("leak-after-close",
+		        "device bytes %lld allocs %lld objects %lld staged %lld "
+		        "inflight %lld async_marks %lld",
+		        (long long)a.device_bytes, (long long)a.device_allocs, (long long)a.objects,
+		        (long long)a.staged_models, (long long)a.inflight_execs,
+		        (long long)a.async_marks);
 	if (a.host_allocs != base->host_allocs || a.host_bytes != base->host_bytes)
 		kr_fail("leak-after-close", "host allocations %lld, %lld before the run",
-			(long long)a.host_allocs, (long long)base->host_allocs);
+		        (long long)a.host_allocs, (long long)base->host_allocs);
 }
 
 static void set_env(void)
@@ -754,7 +760,7 @@ static void set_env(void)
 /* nrt_init to the accounting check after close, under the controlled
  * scheduler with the embedded decision bytes. */
 static int kr_run(void *(*const threads[])(void *), unsigned nthreads, const uint8_t *sched,
-		  size_t nsched)
+                  size_t nsched)
 {
 	ks_thread_t th[4];
 	ks_ctl_config_t cfg;

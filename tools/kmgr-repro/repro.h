@@ -14,27 +14,27 @@
 #include "prog/prog.h"
 
 /* Exit statuses of every command. */
-#define KR_EXIT_OK 0	 /* done; replay: reproduced every time */
-#define KR_EXIT_NO 1	 /* replay: not reproduced (or not every time) */
-#define KR_EXIT_USAGE 2	 /* bad flags or an unusable file */
-#define KR_MAX_FILE (1u << 20) /* the largest file read: 1 MiB */
+#define KR_EXIT_OK    0          /* done; replay: reproduced every time */
+#define KR_EXIT_NO    1          /* replay: not reproduced (or not every time) */
+#define KR_EXIT_USAGE 2          /* bad flags or an unusable file */
+#define KR_MAX_FILE   (1u << 20) /* the largest file read: 1 MiB */
 
 typedef enum kr_kind {
-	KR_PROGRAM,	/* a program (binary fuzz input or text form) of a program target */
-	KR_MODEL,	/* model_parse input: container bytes */
-	KR_STRESS,	/* a stress binary's text repro file */
+	KR_PROGRAM, /* a program (binary fuzz input or text form) of a program target */
+	KR_MODEL,   /* model_parse input: container bytes */
+	KR_STRESS,  /* a stress binary's text repro file */
 } kr_kind_t;
 
 typedef struct kr_input {
 	const char *path;
 	kr_kind_t kind;
-	bool text;	  /* the program came in text form */
-	char target[32];  /* program target or "model_parse" */
-	bool target_guessed; /* not given: from the path, else the default */
+	bool text;               /* the program came in text form */
+	char target[32];         /* program target or "model_parse" */
+	bool target_guessed;     /* not given: from the path, else the default */
 	const char *target_from; /* "--target", "header", "path", "default" */
-	uint8_t *data;	  /* the file (NUL-terminated copy) */
+	uint8_t *data;           /* the file (NUL-terminated copy) */
 	size_t size;
-	kprog_t *prog;	  /* KR_PROGRAM: decoded (or parsed) and shaped */
+	kprog_t *prog;       /* KR_PROGRAM: decoded (or parsed) and shaped */
 	char stress_bin[64]; /* KR_STRESS: "stress_refdrain" etc. */
 } kr_input_t;
 
@@ -48,11 +48,11 @@ int kr_write_program(const char *path, const kprog_t *p, const char *target, boo
 
 /* child.c */
 typedef struct kr_outcome {
-	bool failed;	     /* non-zero exit, a signal or the time limit */
+	bool failed;         /* non-zero exit, a signal or the time limit */
 	char signature[512]; /* empty when !failed */
-	int status;	     /* wait status */
+	int status;          /* wait status */
 	double seconds;
-	char *report;	     /* the child's stderr (malloc'd, NUL-terminated) */
+	char *report; /* the child's stderr (malloc'd, NUL-terminated) */
 } kr_outcome_t;
 
 typedef struct kr_run_opts {
@@ -64,8 +64,7 @@ typedef struct kr_run_opts {
  * tool's hidden `__run`, stress repro files through their binary. */
 int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out);
 /* A program given in memory (minimize's candidates). */
-int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o,
-		   kr_outcome_t *out);
+int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o, kr_outcome_t *out);
 void kr_outcome_free(kr_outcome_t *o);
 /* Where a stress binary is: next to the tool, the build tree's stress/, PATH. */
 int kr_find_stress(const char *name, char *path, size_t len);

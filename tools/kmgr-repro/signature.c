@@ -2,7 +2,9 @@
  * signature.c - a crash signature from a child's stderr, the way
  * ClusterFuzz buckets crashes: the report kind plus the top three project
  * frames of the first stack after it, with compiler-rt, libc, libFuzzer,
- * the fuzz drivers and this tool dropped.  Functions only, no line
+ * the fuzz drivers and this tool dropped, and lib/sched too: the sync
+ * layer is the runtime here (its failure path and inlined atomics would
+ * otherwise fill every KSCHED signature).  Functions only, no line
  * numbers, so that an unrelated edit does not split a bucket.
  */
 #include <stdio.h>
@@ -19,24 +21,25 @@ static const struct {
 	const char *needle;
 	const char *kind; /* NULL: the word after the needle */
 } kinds[] = {
-	{"ERROR: LeakSanitizer:", "LeakSanitizer"},
-	{"ERROR: AddressSanitizer: ", NULL},
-	{"WARNING: ThreadSanitizer: ", NULL},
-	{"ERROR: ThreadSanitizer: ", NULL},
-	{"WARNING: MemorySanitizer: ", NULL},
-	{"ERROR: MemorySanitizer: ", NULL},
-	{"runtime error: ", "UBSan"},
-	{"ORACLE: ", "ORACLE"},
-	{"KSCHED DEADLOCK", "KSCHED DEADLOCK"},
-	{"KSCHED HANG", "KSCHED HANG"},
-	{"KSCHED DIVERGENCE", "KSCHED DIVERGENCE"},
-	{"Assertion `", "assertion"},
+    {"ERROR: LeakSanitizer:", "LeakSanitizer"},
+    {"ERROR: AddressSanitizer: ", NULL},
+    {"WARNING: ThreadSanitizer: ", NULL},
+    {"ERROR: ThreadSanitizer: ", NULL},
+    {"WARNING: MemorySanitizer: ", NULL},
+    {"ERROR: MemorySanitizer: ", NULL},
+    {"runtime error: ", "UBSan"},
+    {"ORACLE: ", "ORACLE"},
+    {"KSCHED DEADLOCK", "KSCHED DEADLOCK"},
+    {"KSCHED HANG", "KSCHED HANG"},
+    {"KSCHED DIVERGENCE", "KSCHED DIVERGENCE"},
+    {"Assertion `", "assertion"},
+    {"assertion failed: ", "assertion"},
 };
 
 bool kr_project_frame(const char *file)
 {
 	static const char *const skip[] = {"/fuzz/driver/", "/fuzz/targets/", "/tools/kmgr-repro/",
-					   "/lib/ktest/"};
+	                                   "/lib/ktest/", "/lib/sched/"};
 	size_t n = strlen(KREPRO_SRC_DIR);
 
 	if (strncmp(file, KREPRO_SRC_DIR, n) != 0 || file[n] != '/')
@@ -92,7 +95,7 @@ static const char *find_kind(const char *report, char *kind, size_t len)
 		detail(rest, "0123456789'\"(", d, sizeof(d));
 		snprintf(kind, len, "UBSan: %s", d);
 	} else if (!strcmp(kinds[bi].kind, "assertion")) {
-		detail(rest, "'", d, sizeof(d));
+		detail(rest, "'(", d, sizeof(d));
 		snprintf(kind, len, "assertion: %s", d);
 	} else {
 		snprintf(kind, len, "%s", kinds[bi].kind);

@@ -43,10 +43,10 @@ typedef struct nrt_model nrt_model_t;
 typedef struct nrt_tensor nrt_tensor_t;
 typedef struct nrt_tensor_set nrt_tensor_set_t;
 
-/** Initialize the runtime (again after nrt_close is allowed).  NEURON_RT_VISIBLE_CORES limits the cores;
- *  NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0 turns on implicit async. */
+/** Initialize the runtime (again after nrt_close is allowed).  NEURON_RT_VISIBLE_CORES
+ *  limits the cores; NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0 turns on implicit async. */
 NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
-		    const char *fal_version);
+                    const char *fal_version);
 
 /** Unload every model and release the device. */
 void nrt_close(void);
@@ -54,7 +54,7 @@ void nrt_close(void);
 /** Load a model (the container's bytes) on nc_count cores from start_nc;
  *  -1/-1 picks the first free core and as many cores as the model needs. */
 NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t start_nc, int32_t nc_count,
-		    nrt_model_t **model);
+                    nrt_model_t **model);
 
 NRT_STATUS nrt_unload(nrt_model_t *model);
 
@@ -63,9 +63,9 @@ NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count);
 NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count);
 
 NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-		       nrt_tensor_set_t *output_set);
+                       nrt_tensor_set_t *output_set);
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-			      nrt_tensor_set_t *output_set, int repeat_count);
+                              nrt_tensor_set_t *output_set, int repeat_count);
 
 /* NRT_STATUS of every call below before nrt_init: NRT_UNINITIALIZED; after
  * nrt_close: NRT_CLOSED.  nrt_get_total_nc_count and nrt_get_visible_nc_count
@@ -73,27 +73,27 @@ NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_
 
 /* ---- tensors ---- */
 NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int logical_nc_id,
-			       size_t size, const char *name, nrt_tensor_t **tensor);
+                               size_t size, const char *name, nrt_tensor_t **tensor);
 void nrt_tensor_free(nrt_tensor_t **tensor);
 NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size);
 NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset, size_t size);
 NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst,
-			   size_t dst_offset, size_t size);
+                           size_t dst_offset, size_t size);
 size_t nrt_tensor_get_size(const nrt_tensor_t *tensor);
 NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size);
 NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t **tensor);
 NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t size);
-NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset,
-				     size_t size, const char *name, nrt_tensor_t **tensor_slice);
+NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset, size_t size,
+                                     const char *name, nrt_tensor_t **tensor_slice);
 void *nrt_tensor_get_va(const nrt_tensor_t *tensor);
 
 /* ---- tensor sets ---- */
 NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result);
 void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set);
 NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
-					nrt_tensor_t *tensor);
+                                        nrt_tensor_t *tensor);
 NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
-					  nrt_tensor_t **tensor);
+                                          nrt_tensor_t **tensor);
 
 #ifdef __cplusplus
 }

@@ -21,11 +21,11 @@ extern "C" {
 typedef uint64_t nrta_seq_t;
 typedef uint16_t nrta_xu_id_t;
 
-#define NRTA_SEQ_NUM_MAX ((1ull << 48) - 1)
-#define NRTA_SEQ_NUM_MASK NRTA_SEQ_NUM_MAX
+#define NRTA_SEQ_NUM_MAX             ((1ull << 48) - 1)
+#define NRTA_SEQ_NUM_MASK            NRTA_SEQ_NUM_MAX
 #define NRTA_SEQ_GET_SEQ_NUM(seq_id) (seq_id & NRTA_SEQ_NUM_MASK)
-#define NRTA_SEQ_GET_XU_ID(seq_id) (seq_id >> 48)
-#define NRTA_SEQ_XU_SHIFT 48 /* kmgr-fuzz addition */
+#define NRTA_SEQ_GET_XU_ID(seq_id)   (seq_id >> 48)
+#define NRTA_SEQ_XU_SHIFT            48 /* kmgr-fuzz addition */
 
 /* Execution units of a logical core. */
 typedef enum nrta_xu {
@@ -53,13 +53,13 @@ NRT_STATUS nrta_error_tracker_create(uint32_t lnc_idx, nrta_error_tracker_t **er
 void nrta_error_tracker_destroy(nrta_error_tracker_t *error_tracker);
 /** The errors recorded since the last call; the list is owned by the tracker. */
 NRT_STATUS nrta_error_tracker_get_list(nrta_error_tracker_t *error_tracker,
-				       const nrta_error_t **list, size_t *error_count);
+                                       const nrta_error_t **list, size_t *error_count);
 
 /** Schedule an execution; returns at once with its sequence number.  Host
  *  tensors are rejected with NRT_INVALID; a full queue gives NRT_QUEUE_FULL. */
 NRT_STATUS nrta_execute_schedule(nrt_model_t *model, const nrt_tensor_set_t *input,
-				 nrt_tensor_set_t *output, int queue, nrta_error_tracker_t *err,
-				 nrta_seq_t *req_sequence);
+                                 nrt_tensor_set_t *output, int queue, nrta_error_tracker_t *err,
+                                 nrta_seq_t *req_sequence);
 
 /** Has the request with this sequence number completed? */
 NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool *is_completed);

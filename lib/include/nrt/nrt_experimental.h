@@ -42,21 +42,21 @@ typedef enum nrt_dtype {
 
 typedef struct nrt_tensor_info {
 	char name[NRT_TENSOR_NAME_MAX]; /* name of the tensor */
-	nrt_tensor_usage_t usage;	/* type of the tensor */
-	size_t size;			/* tensor size in bytes */
-	nrt_dtype_t dtype;		/* data type */
-	uint32_t *shape;		/* an array representing data shape */
-	uint32_t ndim;			/* the number of dimensions */
+	nrt_tensor_usage_t usage;       /* type of the tensor */
+	size_t size;                    /* tensor size in bytes */
+	nrt_dtype_t dtype;              /* data type */
+	uint32_t *shape;                /* an array representing data shape */
+	uint32_t ndim;                  /* the number of dimensions */
 } nrt_tensor_info_t;
 
 typedef struct nrt_tensor_info_array {
-	uint64_t tensor_count;		    /* total number of input and output tensors */
+	uint64_t tensor_count;            /* total number of input and output tensors */
 	nrt_tensor_info_t tensor_array[]; /* array of tensor info */
 } nrt_tensor_info_array_t;
 
 /* Function definition for async exec status callbacks (public name). */
 typedef void (*NRT_ASYNC_EXEC_STATUS_CALLBACK)(void *params, uint32_t model_id, uint32_t vnc,
-					       uint64_t job_id, NRT_STATUS status);
+                                               uint64_t job_id, NRT_STATUS status);
 /* kmgr-fuzz's lower-case alias of the same type (used by lib/emu). */
 typedef NRT_ASYNC_EXEC_STATUS_CALLBACK nrt_async_exec_callback_t;
 

@@ -111,17 +111,35 @@ static void case_async_rejects_host(void)
 	kt_io_free(&io);
 }
 
-/* kmgr_exec-3.6: async mode runs device tensors on the worker; once idle,
- * the outputs are right and the tracker's marks are gone. */
+static ks_sem_t done_sem;
+
+static void on_complete(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
+                        NRT_STATUS status)
+{
+	(void)params;
+	(void)model_id;
+	(void)vnc;
+	(void)job_id;
+	KT_EQ(status, NRT_SUCCESS);
+	ks_sem_post(&done_sem);
+}
+
+/* kmgr_exec-3.6: async mode runs device tensors on the worker; once the
+ * completion callback ran, the outputs are right and the marks are gone. */
 static void case_async_device(void)
 {
 	kt_io_t io;
 
+	KT_EQ(ks_sem_init(&done_sem, 0), 0);
+	kmgr_async_exec_set_callback(on_complete, NULL);
 	kt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0, 2, 1, 16);
 	KT_EQ(kmgr_exec(h, io.in, io.out, 2), NRT_SUCCESS);
+	ks_sem_wait(&done_sem);
 	wait_idle();
 	kt_io_check(&io);
 	kt_io_free(&io);
+	kmgr_async_exec_set_callback(NULL, NULL);
+	ks_sem_destroy(&done_sem);
 }
 
 /* kmgr_exec-3.7: with profiling on, the async fork polls its work item:

@@ -26,7 +26,7 @@
 /* A model with u8 inputs in_sizes[] and outputs out_sizes[], named in0..,
  * out0..; nkbin subgraphs.  Returns container bytes (free with free()). */
 static inline uint8_t *nt_model(uint32_t nkbin, bool cc, uint32_t n_in, const uint32_t *in_sizes,
-				uint32_t n_out, const uint32_t *out_sizes, size_t *len)
+                                uint32_t n_out, const uint32_t *out_sizes, size_t *len)
 {
 	kmodel_t *m = kmodel_new("nt", nkbin, cc);
 	uint8_t *kbytes = NULL, *bytes;
@@ -36,13 +36,13 @@ static inline uint8_t *nt_model(uint32_t nkbin, bool cc, uint32_t n_in, const ui
 	for (uint32_t i = 0; i < n_in; i++) {
 		snprintf(name, sizeof(name), "in%u", i);
 		KT_EQ(kmodel_add_tensor(m, name, NRT_TENSOR_USAGE_INPUT, NRT_DTYPE_UINT8, 1,
-					&in_sizes[i]),
+		                        &in_sizes[i]),
 		      NRT_SUCCESS);
 	}
 	for (uint32_t i = 0; i < n_out; i++) {
 		snprintf(name, sizeof(name), "out%u", i);
 		KT_EQ(kmodel_add_tensor(m, name, NRT_TENSOR_USAGE_OUTPUT, NRT_DTYPE_UINT8, 1,
-					&out_sizes[i]),
+		                        &out_sizes[i]),
 		      NRT_SUCCESS);
 	}
 	KT_EQ(kmodel_serialize(m, &kbytes, len), NRT_SUCCESS);

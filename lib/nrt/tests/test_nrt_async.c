@@ -14,7 +14,7 @@ static ks_atomic_t cb_bad = KS_ATOMIC_INIT(0);
 static int cb_tag;
 
 static void on_done(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
-		    NRT_STATUS status)
+                    NRT_STATUS status)
 {
 	(void)model_id;
 	(void)job_id;

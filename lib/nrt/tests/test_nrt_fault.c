@@ -38,8 +38,8 @@ static NRT_STATUS flow(bool explicit_async)
 		nrt_tensor_t **t = i < 1 ? &io.in[i] : &io.out[i - 1];
 
 		snprintf(name, sizeof(name), i < 1 ? "in%u" : "out%u", i < 1 ? i : i - 1);
-		rc = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0,
-					 info->tensor_array[i].size, name, t);
+		rc = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, info->tensor_array[i].size,
+		                         name, t);
 		if (!rc)
 			rc = nrt_add_tensor_to_tensor_set(i < 1 ? io.in_set : io.out_set, name, *t);
 	}
@@ -87,6 +87,7 @@ static void alloc_sweep(void)
 		nt_assert_no_leak();
 	}
 	kfault_clear();
+	fprintf(stderr, "fault-1.1: failed each of %u allocations in turn\n", n - 1);
 	KT_GT(n, 10); /* the flow has many allocation sites */
 	KT_LT(n, 2000);
 	nt_assert_no_leak();
@@ -100,10 +101,10 @@ static void nrt_sites(void)
 		kfault_site_t site;
 		NRT_STATUS want;
 	} cases[] = {
-		{KFAULT_NRT_MODEL, NRT_FAIL_HOST_MEM_ALLOC},
-		{KFAULT_NRT_TENSOR_INFO, NRT_FAIL_HOST_MEM_ALLOC},
-		{KFAULT_NRT_ERR_TRACKER, NRT_RESOURCE},
-		{KFAULT_NRT_EXEC_SLOT, NRT_RESOURCE},
+	    {KFAULT_NRT_MODEL, NRT_FAIL_HOST_MEM_ALLOC},
+	    {KFAULT_NRT_TENSOR_INFO, NRT_FAIL_HOST_MEM_ALLOC},
+	    {KFAULT_NRT_ERR_TRACKER, NRT_RESOURCE},
+	    {KFAULT_NRT_EXEC_SLOT, NRT_RESOURCE},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

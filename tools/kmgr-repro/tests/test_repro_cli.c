@@ -7,9 +7,9 @@
  * is known.  Run as: test BINARY SCRATCH_DIR.
  */
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,7 +182,7 @@ static void t_bad_files(void)
 static void t_random(void)
 {
 	static const char *const targets[] = {"api_seq", "concurrent", "async", "faults",
-					      "model_parse"};
+	                                      "model_parse"};
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	char name[64];
 
@@ -216,21 +216,21 @@ static void fake_stress(const char *mode)
 	char text[2048];
 
 	snprintf(text, sizeof(text),
-		 "#!/bin/sh\n"
-		 "[ \"%s\" = sleep ] && exec sleep 30\n"
-		 "echo '==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020' >&2\n"
-		 "echo 'READ of size 8 at 0x6020 thread T1' >&2\n"
-		 "echo '    #0 0x55 in __asan_memcpy /build/compiler-rt/asan.cpp:22:3' >&2\n"
-		 "echo '    #1 0x56 in exec_sync %s/lib/kmgr/exec.c:40:2' >&2\n"
-		 "echo '    #2 0x57 in kmgr_exec %s/lib/kmgr/exec.c:118:8' >&2\n"
-		 "echo '    #3 0x58 in LLVMFuzzerTestOneInput %s/fuzz/targets/x.c:9:1' >&2\n"
-		 "echo '    #4 0x59 in op_exec %s/fuzz/prog/run.c:400:3' >&2\n"
-		 "echo '    #5 0x5a in thread_main %s/fuzz/prog/run.c:700:3' >&2\n"
-		 "echo '' >&2\n"
-		 "echo '    #0 0x60 in free_model %s/lib/kmgr/unload.c:1:1' >&2\n"
-		 "exit 1\n",
-		 mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
-		 KREPRO_SRC_DIR, KREPRO_SRC_DIR);
+	         "#!/bin/sh\n"
+	         "[ \"%s\" = sleep ] && exec sleep 30\n"
+	         "echo '==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020' >&2\n"
+	         "echo 'READ of size 8 at 0x6020 thread T1' >&2\n"
+	         "echo '    #0 0x55 in __asan_memcpy /build/compiler-rt/asan.cpp:22:3' >&2\n"
+	         "echo '    #1 0x56 in exec_sync %s/lib/kmgr/exec.c:40:2' >&2\n"
+	         "echo '    #2 0x57 in kmgr_exec %s/lib/kmgr/exec.c:118:8' >&2\n"
+	         "echo '    #3 0x58 in LLVMFuzzerTestOneInput %s/fuzz/targets/x.c:9:1' >&2\n"
+	         "echo '    #4 0x59 in op_exec %s/fuzz/prog/run.c:400:3' >&2\n"
+	         "echo '    #5 0x5a in thread_main %s/fuzz/prog/run.c:700:3' >&2\n"
+	         "echo '' >&2\n"
+	         "echo '    #0 0x60 in free_model %s/lib/kmgr/unload.c:1:1' >&2\n"
+	         "exit 1\n",
+	         mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
+	         KREPRO_SRC_DIR, KREPRO_SRC_DIR);
 	write_file(scratch("stress_fake"), text, strlen(text), true);
 }
 
@@ -242,13 +242,13 @@ static void t_replay_stress(void)
 	const char *repro = scratch("fake.repro");
 
 	write_text(repro, "# kmgr-fuzz stress reproducer: rerun with `stress_fake --replay "
-			  "THIS_FILE`\nbinary stress_fake\nwhy check failed\nseed 7\n");
+	                  "THIS_FILE`\nbinary stress_fake\nwhy check failed\nseed 7\n");
 	fake_stress("report");
 	KT_EQ(RUN("show", repro), 0);
 	KT_ASSERT(strstr(out_text, "stress repro file of stress_fake"));
 	KT_EQ(RUN("replay", repro, "--times", "3"), 0);
 	KT_ASSERT(strstr(out_text, "reproduced 3/3: heap-use-after-free in exec_sync < kmgr_exec "
-				   "< op_exec\n"));
+	                           "< op_exec\n"));
 }
 
 /* repro-1.6: the time limit kills a hung child: signature "timeout". */
@@ -270,7 +270,7 @@ static void t_triage(void)
 	fake_stress("report");
 	KT_EQ(RUN("triage", scratch("tri")), 0);
 	KT_ASSERT(strstr(out_text, "    2  heap-use-after-free in exec_sync < kmgr_exec < op_exec"
-				   "  smallest: "));
+	                           "  smallest: "));
 	KT_ASSERT(strstr(out_text, "tri/b.repro"));
 	KT_ASSERT(strstr(out_text, "    1  (unusable file)"));
 	KT_ASSERT(strstr(out_text, "3 file(s), 2 bucket(s)"));
@@ -287,7 +287,8 @@ int main(int argc, char **argv)
 	mkdir(dir, 0755);
 	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
 	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
-	snprintf(path_env, sizeof(path_env), "PATH=%s:%s", dir, getenv("PATH") ? getenv("PATH") : "");
+	snprintf(path_env, sizeof(path_env), "PATH=%s:%s", dir,
+	         getenv("PATH") ? getenv("PATH") : "");
 	KT_CASE("repro-1.1 help", t_help);
 	KT_CASE("repro-1.2 bad flags", t_bad_flags);
 	KT_CASE("repro-1.3 bad files", t_bad_files);
