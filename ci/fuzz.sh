@@ -55,7 +55,8 @@ for t in "${tlist[@]}"; do
 	# fold what was found into the work corpus (only inputs that add coverage)
 	"$bin" -merge=1 "$dir/corpus" "$dir/new" >"$dir/merge.log" 2>&1 || true
 	rm -rf "${dir:?}/new"/*
-	eps=$(awk -F: '/average_exec_per_sec/ {gsub(/ /,"",$2); print $2}' "$dir/fuzz.log" | tail -1)
+	eps=$(awk '/average_exec_per_sec/ {print $2}' "$dir/fuzz.log" | tail -1)
+	[ -n "$eps" ] || eps=$(grep -oE 'exec/s: [0-9]+' "$dir/fuzz.log" | tail -1 | cut -d' ' -f2)
 	cov=$(grep -oE 'cov: [0-9]+' "$dir/fuzz.log" | tail -1 | cut -d' ' -f2)
 	size=$(ls -1 "$dir/corpus" | wc -l)
 	nf=$(ls -1 "$dir/artifacts" | wc -l)

@@ -59,7 +59,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
 # timestamp every libFuzzer line: INITED starts the clock
 set +e
-taskset -c 0 "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
+timeout -s KILL $((minutes * 60 + 120)) taskset -c 0 "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
 	-artifact_prefix="$tmp/art/" -print_final_stats=1 "$tmp/work" 2>&1 |
 	while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$tmp/fuzz.log"
 set -e
@@ -75,7 +75,8 @@ sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|ERROR: (AddressSanitizer|ThreadSanitize
 	cut -d' ' -f2- | cut -c1-110 || true)
 fails=0
 for i in $(seq 10); do
-	if ! taskset -c 0 "$bin" "$tmp/art/$crash" >"$tmp/replay.$i.log" 2>&1; then
+	# KILL: a TSan report in a process that is also handling a signal can wedge it
+	if ! timeout -s KILL 120 taskset -c 0 "$bin" "$tmp/art/$crash" >"$tmp/replay.$i.log" 2>&1; then
 		fails=$((fails + 1))
 	fi
 done

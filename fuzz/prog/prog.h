@@ -187,6 +187,12 @@ void kprog_run_opts_init(kprog_run_opts_t *o);
  * aborts with "ORACLE: ..." on a violation.  Returns 0, or -1 when the
  * runtime could not even start (bad config: not a finding). */
 int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r);
+/* Silences the library's log (fuzz inputs are wrong on purpose, and the
+ * chatter costs exec/s) except the lines it writes just before aborting on
+ * a broken invariant of its own, which keep a crash readable.  Lives here,
+ * not in the targets: the sink runs on library threads, and under TSan only
+ * the target files carry libFuzzer's (racy) counters. */
+void kprog_log_quiet(void);
 /* The decision trace of the last controlled run as text (for reports). */
 int kprog_last_trace(char *buf, size_t len);
 

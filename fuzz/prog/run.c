@@ -19,6 +19,7 @@
 
 #include "base/kalloc.h"
 #include "base/kfault.h"
+#include "base/klog.h"
 #include "emu/emu.h"
 #include "kmgr/kmgr.h"
 #include "model/kmodel.h"
@@ -443,8 +444,11 @@ static void op_unload_all(unsigned i)
 
 		if (!s[k].used || kmgr_get_nc_info((H_NN){s[k].id}, &a, &b) != NRT_INVALID_HANDLE)
 			continue;
+		/* erased, but not necessarily drained: another thread's unload may
+		 * still be waiting for the model's references, so this is no
+		 * point after which the device must stay quiet (no
+		 * oracle_note_unloaded here) */
 		oracle_record(i, KOP_UNLOAD_ALL, s[k].id, t0, t1, NRT_SUCCESS);
-		oracle_note_unloaded(s[k].id, t1);
 		clear_slot_if(k, s[k].id);
 	}
 }
@@ -1085,6 +1089,27 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
 		r->ntrace = (uint32_t)res.ntrace;
 	}
 	return rc;
+}
+
+static void quiet_sink(void *ctx, klog_level_t level, const char *line)
+{
+	static const char *const keep[] = {"assertion failed", "without a mark", "below zero",
+	                                   "outstanding",      "freed twice",    "USE-AFTER-FREE",
+	                                   "DEADLOCK",         "abort"};
+
+	(void)ctx;
+	if (level != KLOG_ERROR)
+		return;
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (strstr(line, keep[i])) {
+			fprintf(stderr, "kmgr error: %s\n", line);
+			return;
+		}
+}
+
+void kprog_log_quiet(void)
+{
+	klog_set_sink(quiet_sink, NULL);
 }
 
 int kprog_last_trace(char *buf, size_t len)

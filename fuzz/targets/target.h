@@ -14,29 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/klog.h"
 #include "prog/prog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Drops the library's expected error chatter, but keeps the lines it
- * writes just before it aborts on a broken invariant of its own, so that
- * those crashes keep a readable signature. */
-static inline void kfuzz_quiet(void *ctx, klog_level_t level, const char *line)
-{
-	static const char *const keep[] = {"assertion failed", "without a mark", "below zero",
-	                                   "outstanding",      "freed twice",    "USE-AFTER-FREE",
-	                                   "DEADLOCK",         "abort"};
-
-	(void)ctx;
-	if (level != KLOG_ERROR)
-		return;
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		if (strstr(line, keep[i])) {
-			fprintf(stderr, "kmgr error: %s\n", line);
-			return;
-		}
-}
 
 static inline int kfuzz_run(const uint8_t *data, size_t size, void (*shape)(kprog_t *p))
 {
@@ -60,7 +40,7 @@ static inline int kfuzz_run(const uint8_t *data, size_t size, void (*shape)(kpro
 		/* the library's error log is noise here (inputs are wrong on purpose)
 		 * and costs exec/s; KMGR_FUZZ_VERBOSE keeps it */
 		if (!opts.verbose)
-			klog_set_sink(kfuzz_quiet, NULL);
+			kprog_log_quiet();
 		inited = 1;
 	}
 	kprog_decode(data, size, &prog);

@@ -7,6 +7,8 @@
  */
 #include "emu/emu_int.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct kbl_binding {
@@ -33,6 +35,14 @@ static NRT_STATUS emu_bind_one(const kbl_io_desc_t *d, const nrt_tensor_set_t *s
 		klog_error("IO bind: %s tensor '%s' is missing",
 		           d->usage == NRT_TENSOR_USAGE_INPUT ? "input" : "output", d->name);
 		return NRT_INVALID;
+	}
+	if (kbl_tensor_is_malloc(t)) {
+		/* The device cannot reach host (CPU-malloc) memory: the real one
+		 * faults.  A correct facade never gets here (sync clones host
+		 * tensors to HBM, both async forks reject them: the seed's GOTCHA),
+		 * so this is the facade's bug, reported as loudly as the device would. */
+		fprintf(stderr, "DEVICE FAULT: host tensor '%s' submitted for execution\n", d->name);
+		abort();
 	}
 	if (!emu_tensor_dev_ref(t, &b->dev)) {
 		klog_error("IO bind: tensor '%s' is not in device memory", d->name);

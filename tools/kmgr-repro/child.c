@@ -225,6 +225,7 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 	char bin[PATH_MAX], tmpdir[] = "/tmp/kmgr-repro-XXXXXX";
 	int rc;
 
+	memset(out, 0, sizeof(*out)); /* safe to free on every path */
 	if (in->kind != KR_STRESS) {
 		char *argv[] = {(char *)kr_self_path(), "__run",          "--target",
 		                (char *)in->target,     (char *)in->path, NULL};
@@ -254,6 +255,7 @@ int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o,
 	int fd = mkstemp(path), rc;
 	kr_input_t in = {.path = path, .kind = KR_PROGRAM};
 
+	memset(out, 0, sizeof(*out));
 	if (fd < 0)
 		return -1;
 	close(fd);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "repro.h"
 
@@ -28,9 +29,15 @@ bool kr_is_target(const char *name)
 
 static int read_file(kr_input_t *in, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	size_t n;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "kmgr-repro: %s is not a regular file\n", path);
+		return -1;
+	}
+	f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "kmgr-repro: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
@@ -48,7 +55,7 @@ static int read_file(kr_input_t *in, const char *path)
 		return -1;
 	}
 	if (n == 0) {
-		fprintf(stderr, "kmgr-repro: %s is empty (or not a regular file)\n", path);
+		fprintf(stderr, "kmgr-repro: %s is empty\n", path);
 		return -1;
 	}
 	in->data[n] = 0;
@@ -56,11 +63,25 @@ static int read_file(kr_input_t *in, const char *path)
 	return 0;
 }
 
+/* Does a path component name target t: "t", or "...-t" / "..._t" (a
+ * fuzz_t build target, a w-t work dir)? */
+static bool names(const char *comp, const char *t)
+{
+	size_t n = strlen(comp), m = strlen(t);
+
+	if (!strcmp(comp, t))
+		return true;
+	return n > m && !strcmp(comp + n - m, t) &&
+	       (comp[n - m - 1] == '-' || comp[n - m - 1] == '_');
+}
+
 /* A path component that names a target: corpus/regressions/<t>/x,
- * libFuzzer's work dir <t>/crash-x, AFL's <out>/<t>/crashes/id:x; a
- * "fuzz_" or "fuzz-" prefix is allowed.  The nearest component wins. */
+ * libFuzzer's work dir fuzz-work/<preset>/<t>/artifacts/crash-x, AFL's
+ * <out>/<t>/crashes/id:x.  The nearest component wins. */
 static bool guess_target(const char *path, char *out, size_t len)
 {
+	static const char *const all[] = {"api_seq", "concurrent", "async", "faults",
+	                                  "model_parse"};
 	char buf[4096];
 	char *comp[128];
 	int n = 0;
@@ -68,16 +89,12 @@ static bool guess_target(const char *path, char *out, size_t len)
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (char *s = strtok(buf, "/"); s && n < 128; s = strtok(NULL, "/"))
 		comp[n++] = s;
-	for (int i = n - 2; i >= 0; i--) {
-		const char *c = comp[i];
-
-		if (!strncmp(c, "fuzz_", 5) || !strncmp(c, "fuzz-", 5))
-			c += 5;
-		if (kr_is_target(c)) {
-			snprintf(out, len, "%s", c);
-			return true;
-		}
-	}
+	for (int i = n - 2; i >= 0; i--)
+		for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+			if (names(comp[i], all[k])) {
+				snprintf(out, len, "%s", all[k]);
+				return true;
+			}
 	return false;
 }
 

@@ -266,7 +266,7 @@ static void session(void)
 	virtual_core_t *vc = NULL;
 	et_model_t m;
 	H_MODEL h = kbl_model_handle_new();
-	bool staged = false;
+	bool staged = false, dev_out = false;
 	uint64_t handle;
 
 	et_open(2);
@@ -281,15 +281,17 @@ static void session(void)
 	kbl_tensor_set_add(in, "in0", t[0]);
 	kbl_tensor_set_add(out, "out0", t[1]);
 	clone = kbl_tensor_set_clone_to_physical_mem(out, 1);
-	kbl_tensor_set_add(out, "out0", t[2]);
+	/* the host tensor must not reach the device (it would fault): execute
+	 * only when its device replacement made it into the set */
+	dev_out = t[2] && kbl_tensor_set_add(out, "out0", t[2]) == NRT_SUCCESS;
 	memset(&m, 0, sizeof(m));
 	m.vc = vc;
 	m.h = h;
 	m.in = in;
 	m.out = out;
-	if (staged && !et_res(&m, KMGR_EXEC_MODE_EXPLICIT_ASYNC, &r))
+	if (staged && dev_out && !et_res(&m, KMGR_EXEC_MODE_EXPLICIT_ASYNC, &r))
 		kmgr_sync_exec(vc, r, 1);
-	if (staged && !kmgr_async_exec_init(2, &p) && !et_res(&m, KMGR_EXEC_MODE_ASYNC, &r) &&
+	if (staged && dev_out && !kmgr_async_exec_init(2, &p) && !et_res(&m, KMGR_EXEC_MODE_ASYNC, &r) &&
 	    !kmgr_async_exec_add_work(p, 1, 1, r, &handle, 1))
 		kmgr_async_exec_poll(kmgr_async_exec_get_worker(p, 1), handle);
 out:

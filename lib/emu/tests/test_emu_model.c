@@ -5,6 +5,9 @@
  * and the IO binding of compute resources.
  */
 #include "emu_fixture.h"
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* vcore-1: a virtual core spans consecutive cores inside the device and
  * anything else is refused. */
@@ -130,9 +133,24 @@ static void bind_checks(void)
 	KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 7, "in0", &small), NRT_SUCCESS);
 	KT_EQ(kbl_tensor_set_add(m.in, "in0", small), NRT_SUCCESS);
 	KT_EQ(kbl_compute_build_compute_resources(m.vc, 1, m.h, m.in, m.out, r), NRT_INVALID);
-	KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, 0, 8, "in0", &host), NRT_SUCCESS);
+	/* a VIRTUAL tensor with no buffer has no memory at all: a clean error */
+	KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_VIRTUAL, 0, 8, "in0", &host), NRT_SUCCESS);
 	KT_EQ(kbl_tensor_set_add(m.in, "in0", host), NRT_SUCCESS);
 	KT_EQ(kbl_compute_build_compute_resources(m.vc, 1, m.h, m.in, m.out, r), NRT_INVALID);
+	kbl_tensor_free(&host);
+	/* host memory reaching the device is the facade's bug: the device faults
+	 * (abort with "DEVICE FAULT"), checked in a child process */
+	KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, 0, 8, "in0", &host), NRT_SUCCESS);
+	KT_EQ(kbl_tensor_set_add(m.in, "in0", host), NRT_SUCCESS);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		kbl_compute_build_compute_resources(m.vc, 1, m.h, m.in, m.out, r);
+		_exit(0);
+	}
+	int st = 0;
+	KT_EQ(waitpid(pid, &st, 0), pid);
+	KT_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	kbl_free_compute_resources(r);
 	kbl_tensor_free(&small);
 	kbl_tensor_free(&host);
