@@ -64,7 +64,7 @@ for t in "${tlist[@]}"; do
 	printf '%-12s %8s %8s %8s %8s\n' "$t" "${eps:--}" "${cov:--}" "$size" "$nf" >>"$summary"
 	for a in "$dir/artifacts"/*; do
 		[ -e "$a" ] || continue
-		sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|ERROR: [A-Za-z]+Sanitizer|ERROR: libFuzzer|runtime error' \
+		sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|kmgr error:|ERROR: [A-Za-z]+Sanitizer|ERROR: libFuzzer|runtime error' \
 			"$dir/fuzz.log" | cut -c1-100 || true)
 		repro="$bin $a"
 		if [ -x "$root/build/release/tools/kmgr-repro/kmgr-repro" ]; then

@@ -44,6 +44,12 @@ tree=$tmp/tree
 mkdir -p "$tree"
 tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./fuzz-work --exclude=./.git \
 	--exclude=./nightly-out -cf - . | tar -C "$tree" -xf -
+# KMGR_MUTANT_BASE_PATCH: a fix applied first, so that a bug already in the
+# library does not pass for the mutant's finding
+if [ -n "${KMGR_MUTANT_BASE_PATCH:-}" ]; then
+	(cd "$tree" && patch -p1 -s < "$KMGR_MUTANT_BASE_PATCH") ||
+		{ echo "mutant-eval: base patch does not apply" >&2; exit 2; }
+fi
 (cd "$tree" && patch -p1 -s < "$patch_file") || { echo "mutant-eval: $name does not apply" >&2; exit 2; }
 echo "mutant-eval: building $target ($preset) with $name ..." >&2
 cmake --preset "$preset" -S "$tree" -B "$tmp/build" >"$tmp/configure.log" 2>&1 ||
@@ -71,7 +77,7 @@ if [ -z "$crash" ]; then
 fi
 t_crash=$(find "$tmp/art/$crash" -printf '%T@')
 ttf=$(awk -v a="${t_init:-$t_crash}" -v b="$t_crash" 'BEGIN {printf "%.1f", b - a}')
-sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|ERROR: (AddressSanitizer|ThreadSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: UndefinedBehavior|runtime error' "$tmp/fuzz.log" |
+sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|kmgr error:|ERROR: (AddressSanitizer|ThreadSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: UndefinedBehavior|runtime error' "$tmp/fuzz.log" |
 	cut -d' ' -f2- | cut -c1-110 || true)
 fails=0
 for i in $(seq 10); do

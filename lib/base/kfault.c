@@ -16,7 +16,7 @@
 
 static const kfault_site_info_t kfault_table[] = {
 #define KFAULT_ROW(name, num, text, desc) {KFAULT_##name, text, desc},
-	KFAULT_SITES(KFAULT_ROW)
+    KFAULT_SITES(KFAULT_ROW)
 #undef KFAULT_ROW
 };
 
@@ -182,7 +182,8 @@ static int kfault_parse_entry(char *tok, kfault_entry_t *e, char *err, size_t er
 		if (!kfault_parse_u32(f[1], &e->arg) || !kfault_parse_u32(f[2], &e->nth) || !e->nth)
 			goto bad;
 		if (e->kind == KFAULT_EXEC_STATUS && !kfault_status_ok(e->arg)) {
-			snprintf(err, errlen, "status %u is not one of 1003 1004 1202 5 1204", e->arg);
+			snprintf(err, errlen, "status %u is not one of 1003 1004 1202 5 1204",
+			         e->arg);
 			return -1;
 		}
 		return 0;
@@ -194,7 +195,8 @@ static int kfault_parse_entry(char *tok, kfault_entry_t *e, char *err, size_t er
 		return 0;
 	}
 bad:
-	snprintf(err, errlen, "bad fault entry (want alloc:SITE:N, status:ST:N, delay:K:N, qfull:N or hang:N)");
+	snprintf(err, errlen,
+	         "bad fault entry (want alloc:SITE:N, status:ST:N, delay:K:N, qfull:N or hang:N)");
 	return -1;
 }
 
@@ -236,7 +238,7 @@ int kfault_plan_format(const kfault_plan_t *plan, char *buf, size_t len)
 		switch (e->kind) {
 		case KFAULT_FAIL_ALLOC:
 			off += snprintf(at, room, "%salloc:%s:%u", sep,
-					kfault_site_name((kfault_site_t)e->site), e->nth);
+			                kfault_site_name((kfault_site_t)e->site), e->nth);
 			break;
 		case KFAULT_EXEC_STATUS:
 			off += snprintf(at, room, "%sstatus:%u:%u", sep, e->arg, e->nth);

@@ -22,39 +22,39 @@
 /* X(name, number, "text name", description).  Add a site at the end of its
  * layer's block with the next free number; never renumber. */
 #define KFAULT_SITES(X)                                                                            \
-	X(EMU_DEV_TENSOR, 100, "emu.dev_tensor", "device memory for a tensor")                   \
-	X(EMU_DEV_RING, 101, "emu.dev_ring", "device rings and request buffers at model add")    \
-	X(EMU_DEV_CC, 102, "emu.dev_cc", "device collectives resources at first execution")      \
-	X(EMU_HOST_TENSOR, 110, "emu.host_tensor", "host record of a tensor")                     \
-	X(EMU_HOST_TENSOR_DATA, 111, "emu.host_tensor_data", "host memory of a HOST tensor")     \
-	X(EMU_HOST_SET, 112, "emu.host_set", "a tensor set")                                      \
-	X(EMU_HOST_SET_ENTRY, 113, "emu.host_set_entry", "growing a tensor set")                  \
-	X(EMU_HOST_CLONE, 114, "emu.host_clone", "a shadow clone of a tensor set")                \
-	X(EMU_HOST_MODEL, 115, "emu.host_model", "a per-core model record (kbl_model_add)")       \
-	X(EMU_HOST_VCORE, 116, "emu.host_vcore", "a virtual core")                                \
-	X(EMU_HOST_WORK, 117, "emu.host_work", "a work item of an execution unit")                \
-	X(EMU_HOST_BIND, 118, "emu.host_bind", "the IO binding of compute resources")            \
-	X(EMU_HOST_ARENA, 119, "emu.host_arena", "the record of a core's device memory arena")   \
-	X(EMU_HOST_POOL, 120, "emu.host_pool", "the implicit-async worker pool")                  \
-	X(KMGR_DLR_MODEL, 200, "kmgr.dlr_model", "the 480-byte dlr_model record")                 \
+	X(EMU_DEV_TENSOR, 100, "emu.dev_tensor", "device memory for a tensor")                     \
+	X(EMU_DEV_RING, 101, "emu.dev_ring", "device rings and request buffers at model add")      \
+	X(EMU_DEV_CC, 102, "emu.dev_cc", "device collectives resources at first execution")        \
+	X(EMU_HOST_TENSOR, 110, "emu.host_tensor", "host record of a tensor")                      \
+	X(EMU_HOST_TENSOR_DATA, 111, "emu.host_tensor_data", "host memory of a HOST tensor")       \
+	X(EMU_HOST_SET, 112, "emu.host_set", "a tensor set")                                       \
+	X(EMU_HOST_SET_ENTRY, 113, "emu.host_set_entry", "growing a tensor set")                   \
+	X(EMU_HOST_CLONE, 114, "emu.host_clone", "a shadow clone of a tensor set")                 \
+	X(EMU_HOST_MODEL, 115, "emu.host_model", "a per-core model record (kbl_model_add)")        \
+	X(EMU_HOST_VCORE, 116, "emu.host_vcore", "a virtual core")                                 \
+	X(EMU_HOST_WORK, 117, "emu.host_work", "a work item of an execution unit")                 \
+	X(EMU_HOST_BIND, 118, "emu.host_bind", "the IO binding of compute resources")              \
+	X(EMU_HOST_ARENA, 119, "emu.host_arena", "the record of a core's device memory arena")     \
+	X(EMU_HOST_POOL, 120, "emu.host_pool", "the implicit-async worker pool")                   \
+	X(KMGR_DLR_MODEL, 200, "kmgr.dlr_model", "the 480-byte dlr_model record")                  \
 	X(KMGR_EXEC_RESOURCES, 201, "kmgr.exec_resources", "the 56-byte execution tracker")        \
-	X(KMGR_TDRV_RESOURCES, 202, "kmgr.tdrv_resources", "tdrv compute resources (0x20)")       \
-	X(KMGR_KELF_MODEL, 203, "kmgr.kelf_model", "the 72-byte dlr_kelf_model_t bridge")         \
-	X(KMGR_IO_INFO, 204, "kmgr.io_info", "the input/output tensor maps")                      \
-	X(KMGR_SHAPE, 205, "kmgr.shape", "the shape array of kmgr_get_io_tensor_info")            \
-	X(KMGR_NNS, 206, "kmgr.nns", "the snapshot of kmgr_get_nns")                              \
-	X(KMGR_STAGE, 207, "kmgr.stage", "the per-subgraph fan-out of dlr_kelf_stage")            \
-	X(KMGR_REGISTRY, 208, "kmgr.registry", "growing the model registry")                      \
-	X(KMGR_VTPB_SHARED, 209, "kmgr.vtpb_shared", "vtpb_info_shared_alloc")                    \
-	X(MODEL_PARSE, 300, "model.parse", "the parsed model record")                             \
-	X(MODEL_TENSORS, 301, "model.tensors", "the parsed tensor records")                       \
-	X(MODEL_BUILD, 302, "model.build", "the builder's output buffer")                         \
-	X(MODEL_NEW, 303, "model.new", "the builder's model record (kmodel_new)")                 \
-	X(MODEL_NEW_TENSORS, 304, "model.new_tensors", "growing the builder's tensor array")      \
-	X(NRT_MODEL, 400, "nrt.model", "an nrt_model_t")                                          \
-	X(NRT_TENSOR_INFO, 401, "nrt.tensor_info", "the array of nrt_get_model_tensor_info")      \
-	X(NRT_ERR_TRACKER, 402, "nrt.err_tracker", "an nrta error tracker")                     \
-	X(NRT_EXEC_SLOT, 403, "nrt.exec_slot", "the completion slot of an nrta_execute_schedule") \
+	X(KMGR_TDRV_RESOURCES, 202, "kmgr.tdrv_resources", "tdrv compute resources (0x20)")        \
+	X(KMGR_KELF_MODEL, 203, "kmgr.kelf_model", "the 72-byte dlr_kelf_model_t bridge")          \
+	X(KMGR_IO_INFO, 204, "kmgr.io_info", "the input/output tensor maps")                       \
+	X(KMGR_SHAPE, 205, "kmgr.shape", "the shape array of kmgr_get_io_tensor_info")             \
+	X(KMGR_NNS, 206, "kmgr.nns", "the snapshot of kmgr_get_nns")                               \
+	X(KMGR_STAGE, 207, "kmgr.stage", "the per-subgraph fan-out of dlr_kelf_stage")             \
+	X(KMGR_REGISTRY, 208, "kmgr.registry", "growing the model registry")                       \
+	X(KMGR_VTPB_SHARED, 209, "kmgr.vtpb_shared", "vtpb_info_shared_alloc")                     \
+	X(MODEL_PARSE, 300, "model.parse", "the parsed model record")                              \
+	X(MODEL_TENSORS, 301, "model.tensors", "the parsed tensor records")                        \
+	X(MODEL_BUILD, 302, "model.build", "the builder's output buffer")                          \
+	X(MODEL_NEW, 303, "model.new", "the builder's model record (kmodel_new)")                  \
+	X(MODEL_NEW_TENSORS, 304, "model.new_tensors", "growing the builder's tensor array")       \
+	X(NRT_MODEL, 400, "nrt.model", "an nrt_model_t")                                           \
+	X(NRT_TENSOR_INFO, 401, "nrt.tensor_info", "the array of nrt_get_model_tensor_info")       \
+	X(NRT_ERR_TRACKER, 402, "nrt.err_tracker", "an nrta error tracker")                        \
+	X(NRT_EXEC_SLOT, 403, "nrt.exec_slot", "the completion slot of an nrta_execute_schedule")  \
 	X(NRT_ERR_LIST, 404, "nrt.err_list", "growing the error list of an nrta error tracker")
 
 typedef enum kfault_site {

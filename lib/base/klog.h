@@ -28,8 +28,8 @@ void klog_set_sink(klog_sink_fn fn, void *ctx);
 void klog_emit(klog_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define klog_error(...) klog_emit(KLOG_ERROR, __VA_ARGS__)
-#define klog_warn(...) klog_emit(KLOG_WARN, __VA_ARGS__)
-#define klog_info(...) klog_emit(KLOG_INFO, __VA_ARGS__)
+#define klog_warn(...)  klog_emit(KLOG_WARN, __VA_ARGS__)
+#define klog_info(...)  klog_emit(KLOG_INFO, __VA_ARGS__)
 #define klog_debug(...) klog_emit(KLOG_DEBUG, __VA_ARGS__)
 
 #endif /* KLOG_H */

@@ -41,7 +41,8 @@ static NRT_STATUS emu_bind_one(const kbl_io_desc_t *d, const nrt_tensor_set_t *s
 		 * faults.  A correct facade never gets here (sync clones host
 		 * tensors to HBM, both async forks reject them: the seed's GOTCHA),
 		 * so this is the facade's bug, reported as loudly as the device would. */
-		fprintf(stderr, "DEVICE FAULT: host tensor '%s' submitted for execution\n", d->name);
+		fprintf(stderr, "DEVICE FAULT: host tensor '%s' submitted for execution\n",
+		        d->name);
 		abort();
 	}
 	if (!emu_tensor_dev_ref(t, &b->dev)) {

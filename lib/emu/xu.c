@@ -28,21 +28,27 @@ static emu_work_t *emu_xu_pop(struct tpb_xu *xu)
 	return w;
 }
 
-/* Publish: the sync caller frees its own item; explicit async items are
- * freed here once *exec_ret holds the status. */
-static void emu_xu_publish(struct tpb_xu *xu, emu_work_t *w, NRT_STATUS status)
+/* Completion, in two steps.  First, before the item leaves the in-flight
+ * count: the explicit-async status and the XU's completed sequence number,
+ * so that anyone who sees in-flight reach zero also sees the sequence
+ * complete (the fuzz oracle found the other order: "lost-completion").
+ * Then, after the item is finished, under the lock: the sync caller's flag
+ * (it frees its own item) or the explicit item's free. */
+static void emu_xu_complete(struct tpb_xu *xu, emu_work_t *w, NRT_STATUS status)
 {
-	uint64_t seq = w->seq;
+	if (!w->sync && w->exec_ret)
+		*w->exec_ret = status;
+	ks_atomic_store(&xu->completed, (int64_t)w->seq);
+}
 
+static void emu_xu_publish(emu_work_t *w, NRT_STATUS status)
+{
 	if (w->sync) {
 		w->status = status;
 		ks_atomic_store(&w->done, 1);
 	} else {
-		if (w->exec_ret)
-			*w->exec_ret = status;
 		emu_work_free(w);
 	}
-	ks_atomic_store(&xu->completed, (int64_t)seq);
 }
 
 static void *emu_xu_main(void *arg)
@@ -67,12 +73,13 @@ static void *emu_xu_main(void *arg)
 			status = NRT_CLOSED; /* emu_close drops what never started */
 		else
 			status = emu_exec_item(w, xu->id, &xu->lock, &xu->cv, &xu->stop);
+		emu_xu_complete(xu, w, status);
 		emu_work_finish(w, status, closing);
 		/* Under the lock: model unstage looks at running, which must
 		 * not outlive the item. */
 		ks_mutex_lock(&xu->lock);
 		xu->running = NULL;
-		emu_xu_publish(xu, w, status);
+		emu_xu_publish(w, status);
 		ks_cond_broadcast(&xu->cv);
 	}
 	ks_mutex_unlock(&xu->lock);

@@ -193,7 +193,15 @@ static NRT_STATUS load_model(const kmodel_t *km, int32_t start_nc, int32_t nc_co
 		rc = stage_model(mod, km);
 	if (rc == NRT_SUCCESS) {
 		mod->state = DLR_MODEL_STATE_READY;
+		/* Once inserted, the model is reachable: a concurrent unload (or
+		 * kmgr_unload_all_nns) may erase and free it at once.  Hold a
+		 * reference across the insert so that reading its id and name
+		 * below cannot touch freed memory (found by the concurrent fuzz
+		 * target: corpus/findings/kmgr-load-publish-uaf). */
+		ks_atomic_add(&mod->ref_count, 1);
 		rc = dlr_model_set_insert(mod);
+		if (rc)
+			ks_atomic_sub(&mod->ref_count, 1);
 	}
 	if (rc) {
 		kmgr_unstage_kelf_model(mod);
@@ -202,6 +210,7 @@ static NRT_STATUS load_model(const kmodel_t *km, int32_t start_nc, int32_t nc_co
 	klog_debug("Loaded NN: %u (%s) on nc %u..%u", mod->h_nn.id, mod->name, start,
 	           start + count - 1);
 	*out = mod->h_nn;
+	nn_ref_decrement(mod);
 	return NRT_SUCCESS;
 }
 

@@ -49,8 +49,8 @@ static int kt_passed;
 	do {                                                                                       \
 		const char *kt_a_ = (a), *kt_b_ = (b);                                             \
 		if (!kt_a_ || !kt_b_ || strcmp(kt_a_, kt_b_) != 0)                                 \
-			KT_FAIL("%s == %s: \"%s\" vs \"%s\"", #a, #b, kt_a_ ? kt_a_ : "(null)",      \
-				kt_b_ ? kt_b_ : "(null)");                                         \
+			KT_FAIL("%s == %s: \"%s\" vs \"%s\"", #a, #b, kt_a_ ? kt_a_ : "(null)",    \
+			        kt_b_ ? kt_b_ : "(null)");                                         \
 	} while (0)
 
 #define KT_MEMEQ(a, b, n)                                                                          \
@@ -61,7 +61,7 @@ static int kt_passed;
 		for (size_t kt_i_ = 0; kt_i_ < kt_n_; kt_i_++)                                     \
 			if (kt_a_[kt_i_] != kt_b_[kt_i_])                                          \
 				KT_FAIL("%s == %s differ at byte %zu: 0x%02x vs 0x%02x", #a, #b,   \
-					kt_i_, kt_a_[kt_i_], kt_b_[kt_i_]);                        \
+				        kt_i_, kt_a_[kt_i_], kt_b_[kt_i_]);                        \
 	} while (0)
 
 /* Run one case: KT_CASE(name, fn) where fn is void fn(void). */

@@ -33,11 +33,11 @@
 #include <stdint.h>
 
 #define KS_STR2(x) #x
-#define KS_STR(x) KS_STR2(x)
+#define KS_STR(x)  KS_STR2(x)
 /* A scheduling site: a string literal, so it costs nothing to pass. */
-#define KS_SITE (__FILE__ ":" KS_STR(__LINE__))
+#define KS_SITE        (__FILE__ ":" KS_STR(__LINE__))
 
-#define KS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KS_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define KS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* Nonzero while the controlled backend owns scheduling.  Only written by
@@ -61,7 +61,7 @@ typedef struct ks_mutex {
 
 typedef struct ks_rwlock {
 	pthread_rwlock_t prw;
-	_Atomic int ctl_writer;	 /* logical thread id + 1, 0 when none */
+	_Atomic int ctl_writer;  /* logical thread id + 1, 0 when none */
 	_Atomic int ctl_readers; /* number of read holders */
 } ks_rwlock_t;
 
@@ -73,7 +73,7 @@ typedef struct ks_cond {
 typedef struct ks_sem {
 	ks_mutex_t m;
 	ks_cond_t c;
-	unsigned count;	       /* production backend, under m */
+	unsigned count;         /* production backend, under m */
 	_Atomic long ctl_count; /* controlled backend */
 } ks_sem_t;
 
@@ -86,10 +86,22 @@ typedef struct ks_thread {
 	int ctl_id; /* logical thread id, -1 when created outside a controlled run */
 } ks_thread_t;
 
-#define KS_MUTEX_INITIALIZER {PTHREAD_MUTEX_INITIALIZER, 0}
-#define KS_RWLOCK_INITIALIZER {PTHREAD_RWLOCK_INITIALIZER, 0, 0}
-#define KS_COND_INITIALIZER {PTHREAD_COND_INITIALIZER, 0}
-#define KS_ATOMIC_INIT(x) {(x)}
+#define KS_MUTEX_INITIALIZER                                                                       \
+	{                                                                                          \
+		PTHREAD_MUTEX_INITIALIZER, 0                                                       \
+	}
+#define KS_RWLOCK_INITIALIZER                                                                      \
+	{                                                                                          \
+		PTHREAD_RWLOCK_INITIALIZER, 0, 0                                                   \
+	}
+#define KS_COND_INITIALIZER                                                                        \
+	{                                                                                          \
+		PTHREAD_COND_INITIALIZER, 0                                                        \
+	}
+#define KS_ATOMIC_INIT(x)                                                                          \
+	{                                                                                          \
+		(x)                                                                                \
+	}
 
 /* ---- the controlled backend's entry points (ctl.c) ---------------------- */
 void ks_ctl_mutex_lock(ks_mutex_t *m, const char *site);
@@ -109,7 +121,7 @@ void ks_ctl_usleep(uint64_t us, const char *site);
 void ks_ctl_yield(const char *site);
 uint64_t ks_ctl_now_ns(void);
 int ks_ctl_thread_create(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
-			 const char *site);
+                         const char *site);
 int ks_ctl_thread_join(ks_thread_t *t, void **ret, const char *site);
 
 /* ---- production bodies ------------------------------------------------- */
@@ -272,7 +284,7 @@ static inline int64_t ks_atomic_sub_at(ks_atomic_t *a, int64_t v, const char *si
 }
 
 static inline bool ks_atomic_cas_at(ks_atomic_t *a, int64_t *expected, int64_t desired,
-				    const char *site)
+                                    const char *site)
 {
 	if (ks_controlled())
 		ks_ctl_point(site);
@@ -333,7 +345,7 @@ static inline void ks_point_at(const char *site)
 }
 
 int ks_thread_create_at(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
-			const char *site);
+                        const char *site);
 int ks_thread_join_at(ks_thread_t *t, void **ret, const char *site);
 
 /*
@@ -344,31 +356,31 @@ int ks_thread_join_at(ks_thread_t *t, void **ret, const char *site);
  */
 typedef void (*ks_spin_warn_fn)(void *ctx, uint64_t iters);
 uint64_t ks_spin_wait_zero_at(ks_atomic_t *ctr, uint64_t sleep_us, uint64_t warn_every,
-			      ks_spin_warn_fn warn, void *ctx, const char *site);
+                              ks_spin_warn_fn warn, void *ctx, const char *site);
 
 /* ---- the names code uses ------------------------------------------------ */
-#define ks_mutex_lock(m) ks_mutex_lock_at((m), KS_SITE)
-#define ks_mutex_trylock(m) ks_mutex_trylock_at((m), KS_SITE)
-#define ks_mutex_unlock(m) ks_mutex_unlock_at((m), KS_SITE)
-#define ks_rwlock_rdlock(l) ks_rwlock_rdlock_at((l), KS_SITE)
-#define ks_rwlock_wrlock(l) ks_rwlock_wrlock_at((l), KS_SITE)
-#define ks_rwlock_unlock(l) ks_rwlock_unlock_at((l), KS_SITE)
-#define ks_cond_wait(c, m) ks_cond_wait_at((c), (m), KS_SITE)
-#define ks_cond_signal(c) ks_cond_signal_at((c), KS_SITE)
-#define ks_cond_broadcast(c) ks_cond_broadcast_at((c), KS_SITE)
-#define ks_sem_wait(s) ks_sem_wait_at((s), KS_SITE)
-#define ks_sem_trywait(s) ks_sem_trywait_at((s), KS_SITE)
-#define ks_sem_post(s) ks_sem_post_at((s), KS_SITE)
-#define ks_atomic_load(a) ks_atomic_load_at((a), KS_SITE)
-#define ks_atomic_store(a, v) ks_atomic_store_at((a), (v), KS_SITE)
-#define ks_atomic_add(a, v) ks_atomic_add_at((a), (v), KS_SITE)
-#define ks_atomic_sub(a, v) ks_atomic_sub_at((a), (v), KS_SITE)
-#define ks_atomic_cas(a, e, d) ks_atomic_cas_at((a), (e), (d), KS_SITE)
-#define ks_usleep(us) ks_usleep_at((us), KS_SITE)
-#define ks_yield() ks_yield_at(KS_SITE)
-#define ks_point() ks_point_at(KS_SITE)
+#define ks_mutex_lock(m)                   ks_mutex_lock_at((m), KS_SITE)
+#define ks_mutex_trylock(m)                ks_mutex_trylock_at((m), KS_SITE)
+#define ks_mutex_unlock(m)                 ks_mutex_unlock_at((m), KS_SITE)
+#define ks_rwlock_rdlock(l)                ks_rwlock_rdlock_at((l), KS_SITE)
+#define ks_rwlock_wrlock(l)                ks_rwlock_wrlock_at((l), KS_SITE)
+#define ks_rwlock_unlock(l)                ks_rwlock_unlock_at((l), KS_SITE)
+#define ks_cond_wait(c, m)                 ks_cond_wait_at((c), (m), KS_SITE)
+#define ks_cond_signal(c)                  ks_cond_signal_at((c), KS_SITE)
+#define ks_cond_broadcast(c)               ks_cond_broadcast_at((c), KS_SITE)
+#define ks_sem_wait(s)                     ks_sem_wait_at((s), KS_SITE)
+#define ks_sem_trywait(s)                  ks_sem_trywait_at((s), KS_SITE)
+#define ks_sem_post(s)                     ks_sem_post_at((s), KS_SITE)
+#define ks_atomic_load(a)                  ks_atomic_load_at((a), KS_SITE)
+#define ks_atomic_store(a, v)              ks_atomic_store_at((a), (v), KS_SITE)
+#define ks_atomic_add(a, v)                ks_atomic_add_at((a), (v), KS_SITE)
+#define ks_atomic_sub(a, v)                ks_atomic_sub_at((a), (v), KS_SITE)
+#define ks_atomic_cas(a, e, d)             ks_atomic_cas_at((a), (e), (d), KS_SITE)
+#define ks_usleep(us)                      ks_usleep_at((us), KS_SITE)
+#define ks_yield()                         ks_yield_at(KS_SITE)
+#define ks_point()                         ks_point_at(KS_SITE)
 #define ks_thread_create(t, name, fn, arg) ks_thread_create_at((t), (name), (fn), (arg), KS_SITE)
-#define ks_thread_join(t, ret) ks_thread_join_at((t), (ret), KS_SITE)
+#define ks_thread_join(t, ret)             ks_thread_join_at((t), (ret), KS_SITE)
 #define ks_spin_wait_zero(ctr, us, every, warn, ctx)                                               \
 	ks_spin_wait_zero_at((ctr), (us), (every), (warn), (ctx), KS_SITE)
 

@@ -100,7 +100,7 @@ static void fault_exec_kinds(void)
 static void fault_text_form(void)
 {
 	static const char *bad[] = {"alloc:nosuch:1", "alloc:any:0", "status:7:1", "qfull",
-				    "qfull:x", "delay:1", "hang:1:2:3", "bogus:1"};
+	                            "qfull:x",        "delay:1",     "hang:1:2:3", "bogus:1"};
 	kfault_plan_t plan, again;
 	char err[128], buf[256];
 	const char *text = "alloc:emu.dev_tensor:3,status:1202:1,delay:5:2,qfull:4,hang:9";
@@ -139,7 +139,7 @@ static void capture(void *ctx, klog_level_t level, const char *line)
 {
 	(void)ctx;
 	snprintf(captured + strlen(captured), sizeof(captured) - strlen(captured), "%d:%s|",
-		 (int)level, line);
+	         (int)level, line);
 }
 
 /* base-3.1: the level filters and a sink captures exactly what passes. */

@@ -291,7 +291,8 @@ static void session(void)
 	m.out = out;
 	if (staged && dev_out && !et_res(&m, KMGR_EXEC_MODE_EXPLICIT_ASYNC, &r))
 		kmgr_sync_exec(vc, r, 1);
-	if (staged && dev_out && !kmgr_async_exec_init(2, &p) && !et_res(&m, KMGR_EXEC_MODE_ASYNC, &r) &&
+	if (staged && dev_out && !kmgr_async_exec_init(2, &p) &&
+	    !et_res(&m, KMGR_EXEC_MODE_ASYNC, &r) &&
 	    !kmgr_async_exec_add_work(p, 1, 1, r, &handle, 1))
 		kmgr_async_exec_poll(kmgr_async_exec_get_worker(p, 1), handle);
 out:
