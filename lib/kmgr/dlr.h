@@ -110,6 +110,7 @@ NRT_STATUS dlr_model_set_insert(dlr_model *mod);
 dlr_model *dlr_model_set_erase(H_NN h_nn);
 /* Free the map itself (kmgr_destroy, registry empty). */
 void dlr_model_set_release(void);
+uint32_t dlr_model_set_min_id(void);
 
 /* ---- init.c ---- */
 /* The seed's async_exec_workers: NULL in sync mode; set by kmgr_init. */

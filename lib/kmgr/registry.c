@@ -198,6 +198,23 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The smallest loaded id, 0 when none: lets kmgr_unload_all_nns finish
+ * without allocating when the snapshot cannot be allocated. */
+uint32_t dlr_model_set_min_id(void)
+{
+	uint32_t min = 0;
+
+	ks_rwlock_rdlock(&dlr_model_set.lock);
+	for (uint32_t i = 0; i < dlr_model_set.cap; i++) {
+		uint32_t id = dlr_model_set.slots[i].id;
+
+		if (id && (!min || id < min))
+			min = id;
+	}
+	ks_rwlock_unlock(&dlr_model_set.lock);
+	return min;
+}
+
 NRT_STATUS kmgr_get_nns(H_NN **ids, uint32_t *count)
 {
 	NRT_STATUS rc = NRT_SUCCESS;
