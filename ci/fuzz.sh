@@ -47,6 +47,9 @@ for t in "${tlist[@]}"; do
 	opts=()
 	[ -f "$root/corpus/$t.dict" ] && opts+=("-dict=$root/corpus/$t.dict")
 	echo "== fuzz.sh: $t for ${share}s (log: $dir/fuzz.log)"
+	# findings of earlier runs stay where they are; only newer ones count
+	stamp=$dir/.run-start
+	: >"$stamp"
 	set +e
 	"$bin" "${opts[@]}" -max_total_time="$share" -timeout=25 -rss_limit_mb=4096 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" \
@@ -59,11 +62,11 @@ for t in "${tlist[@]}"; do
 	[ -n "$eps" ] || eps=$(grep -oE 'exec/s: [0-9]+' "$dir/fuzz.log" | tail -1 | cut -d' ' -f2)
 	cov=$(grep -oE 'cov: [0-9]+' "$dir/fuzz.log" | tail -1 | cut -d' ' -f2)
 	size=$(ls -1 "$dir/corpus" | wc -l)
-	nf=$(ls -1 "$dir/artifacts" | wc -l)
+	mapfile -t arts < <(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | sort)
+	nf=${#arts[@]}
 	found=$((found + nf))
 	printf '%-12s %8s %8s %8s %8s\n' "$t" "${eps:--}" "${cov:--}" "$size" "$nf" >>"$summary"
-	for a in "$dir/artifacts"/*; do
-		[ -e "$a" ] || continue
+	for a in "${arts[@]}"; do
 		sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|kmgr error:|ERROR: [A-Za-z]+Sanitizer|ERROR: libFuzzer|runtime error' \
 			"$dir/fuzz.log" | cut -c1-100 || true)
 		repro="$bin $a"
