@@ -64,6 +64,28 @@ static int kt_passed;
 				        kt_i_, kt_a_[kt_i_], kt_b_[kt_i_]);                        \
 	} while (0)
 
+/* Read a whole (small) file into buf, NUL-terminated; empty when missing. */
+static inline void kt_slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+static inline int kt_count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 /* Run one case: KT_CASE(name, fn) where fn is void fn(void). */
 #define KT_CASE(name, fn)                                                                          \
 	do {                                                                                       \

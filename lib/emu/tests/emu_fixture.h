@@ -14,6 +14,7 @@
 
 #include "emu/emu_int.h"
 #include "ktest.h"
+#include "ktest_emu.h"
 
 #define ET_ARENA (1u << 20)
 
@@ -32,21 +33,6 @@ static inline void et_open_depth(uint32_t nc, uint32_t depth)
 static inline void et_open(uint32_t nc)
 {
 	et_open_depth(nc, 4);
-}
-
-static inline void et_assert_zero(void)
-{
-	emu_accounting_t a;
-
-	emu_get_accounting(&a);
-	KT_EQ(a.device_bytes, 0);
-	KT_EQ(a.device_allocs, 0);
-	KT_EQ(a.host_bytes, 0);
-	KT_EQ(a.host_allocs, 0);
-	KT_EQ(a.objects, 0);
-	KT_EQ(a.staged_models, 0);
-	KT_EQ(a.inflight_execs, 0);
-	KT_EQ(a.async_marks, 0);
 }
 
 #define ET_MAX_IO 6

@@ -41,7 +41,7 @@ static void arena_accounting(void)
 	KT_EQ(a.device_bytes, 0);
 	KT_EQ(a.device_allocs, 0);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* arena-2: first fit reuses the lowest hole, and reused memory is zeroed
@@ -68,7 +68,7 @@ static void arena_first_fit_zeroed(void)
 	kbl_tensor_free(&c);
 	kbl_tensor_free(&d);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* arena-3: an arena that cannot hold a request answers NRT_RESOURCE and
@@ -91,7 +91,7 @@ static void arena_exhaustion(void)
 	KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 1, "t", &t), NRT_SUCCESS);
 	kbl_tensor_free(&t);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* arena-4: freed device memory is poisoned: in ASan's shadow under ASan,
@@ -119,7 +119,7 @@ static void arena_poisoned_after_free(void)
 	KT_EQ(va[0], 0);
 	kbl_tensor_free(&t);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 static void slice_after_free(void)
@@ -191,7 +191,7 @@ static void arena_outlives_close(void)
 	KT_EQ(kbl_tensor_read(t, out, 0, 4), NRT_SUCCESS);
 	KT_MEMEQ(out, in, 4);
 	kbl_tensor_free(&t);
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* config-1: KMGR_EMU_NC_COUNT takes 1..64 and nothing else; emu_open
@@ -225,7 +225,7 @@ static void config_env(void)
 	emu_close();
 	KT_ASSERT(!emu_is_open());
 	KT_EQ(emu_nc_count(), 0);
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

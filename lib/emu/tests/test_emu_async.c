@@ -101,7 +101,7 @@ static void pool_add_poll_callback(void)
 	kmgr_async_exec_destroy(p);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* pool-2: a worker's queue holds async_queue_depth executions; one more is
@@ -135,7 +135,7 @@ static void pool_queue_full(void)
 	kmgr_async_exec_destroy(p);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* pool-3: MODEL_STOP cancels the model's queued executions (callbacks and
@@ -188,7 +188,7 @@ static void pool_model_stop(void)
 	et_unload(&a);
 	et_unload(&b);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 static kmgr_async_exec_worker_threads_t *drain_pool;
@@ -234,7 +234,7 @@ static void pool_drain(void)
 	kmgr_async_exec_destroy(drain_pool);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* pool-5: bad arguments are refused with NRT_INVALID and the tracker is
@@ -262,7 +262,7 @@ static void pool_bad_args(void)
 	kmgr_async_exec_destroy(p);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

@@ -45,7 +45,7 @@ static void session(void *arg)
 	kmgr_async_exec_destroy(p);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* ctl-1: under PCT (20 seeds, depth 3) and round-robin, a device session

@@ -35,7 +35,7 @@ static void exec_formula(void)
 	et_check_outputs(&m);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 typedef struct states {
@@ -90,7 +90,7 @@ static void exec_xu_state_machine(void)
 	KT_EQ(kbl_model_inflight(m.h), 0);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* exec-3: once the model is loaded and its first execution ran (rings at
@@ -123,7 +123,7 @@ static void exec_steady_state(void)
 	KT_EQ(a1.objects, a0.objects);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 static bool wait_done(nrta_seq_t seq)
@@ -176,7 +176,7 @@ static void explicit_async_seq(void)
 	et_check_outputs(&m);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* xu-1: tpb_xu_model_unstage returns only when no work of the model is
@@ -209,7 +209,7 @@ static void xu_model_unstage(void)
 	}
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 static et_model_t conc_models[4];
@@ -244,7 +244,7 @@ static void exec_concurrent(void)
 	for (int i = 0; i < 4; i++)
 		et_unload(&conc_models[i]);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

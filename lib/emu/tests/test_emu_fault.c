@@ -59,7 +59,7 @@ static void fault_alloc_sites(void)
 	kfault_clear();
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* fault-2: "complete the n-th execution with status S" for each status a
@@ -107,7 +107,7 @@ static void fault_exec_status(void)
 	kfault_clear();
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 typedef struct states {
@@ -150,7 +150,7 @@ static void fault_exec_delay(void)
 	kfault_clear();
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* fault-4: a queue-full answer fails the submission with NRT_QUEUE_FULL on
@@ -186,7 +186,7 @@ static void fault_queue_full(void)
 	kmgr_async_exec_destroy(p);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 static NRT_STATUS cb_status[8];
@@ -250,7 +250,7 @@ static void fault_hang(void)
 	kbl_free_feature_map_set(m.out);
 	kbl_tensor_free(&m.t[0]);
 	kbl_tensor_free(&m.t[1]);
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* One device session that tolerates any failure; returns what failed. */
@@ -318,7 +318,7 @@ static void fault_fail_nth_sweep(void)
 	for (n = 1; n < 1000; n++) {
 		kfault_set_plan(&(kfault_plan_t){1, {{KFAULT_FAIL_ALLOC, KFAULT_SITE_ANY, n, 0}}});
 		session();
-		et_assert_zero();
+		kt_assert_accounting_zero();
 		if (!kfault_fired())
 			break;
 	}

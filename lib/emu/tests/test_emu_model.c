@@ -26,7 +26,7 @@ static void vcore_bounds(void)
 	KT_EQ(vtpb_create(0, 0, &v), NRT_INVALID);
 	KT_EQ(vtpb_create(UINT32_MAX, 2, &v), NRT_INVALID);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* model-1: add stages a record per core with its rings on that core's
@@ -59,7 +59,7 @@ static void model_add_remove(void)
 	KT_EQ(a.staged_models, 0);
 	KT_EQ(emu_core_device_bytes(2), 0);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* model-2: a reference taken with kbl_get_model_ref_count keeps the record
@@ -85,7 +85,7 @@ static void model_refcount(void)
 	KT_GE(a.device_bytes, EMU_RING_BYTES);
 	kbl_model_ref_decrement(k);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* model-3: the first-execution flag is false until the bootstrap ran;
@@ -111,7 +111,7 @@ static void model_first_exec_cc(void)
 	kbl_model_ref_decrement(k);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* bind-1: the IO binding resolves every model tensor by name and refuses
@@ -156,7 +156,7 @@ static void bind_checks(void)
 	kbl_tensor_free(&host);
 	et_unload(&m);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

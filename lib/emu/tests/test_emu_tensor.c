@@ -38,7 +38,7 @@ static void tensor_placements(void)
 	kbl_tensor_free(&h);
 	kbl_tensor_free(&v);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* tensor-2: bad arguments get NRT_INVALID, never a crash: unknown core,
@@ -70,7 +70,7 @@ static void tensor_bad_args(void)
 	kbl_tensor_free(&t);
 	kbl_tensor_free(NULL);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* tensor-3: a slice shares its source's bytes; copy and memset act on the
@@ -103,7 +103,7 @@ static void tensor_slice_copy(void)
 	kbl_tensor_free(&a);
 	kbl_tensor_free(&b);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* set-1: add replaces by name and keeps insertion order; get finds by
@@ -148,7 +148,7 @@ static void set_refcount(void)
 	kbl_tensor_free(&a);
 	kbl_tensor_free(&b);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* set-2: the clone replaces exactly the host-resident tensors by new
@@ -195,7 +195,7 @@ static void set_clone_copy(void)
 	kbl_tensor_free(&h);
 	kbl_tensor_free(&d);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* set-3: copying into a set that lacks a name, or whose tensor has another
@@ -219,7 +219,7 @@ static void set_copy_mismatch(void)
 	kbl_tensor_free(&x);
 	kbl_tensor_free(&y);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 /* set-4: the async mark takes a reference and a mark and unmark drops
@@ -239,7 +239,7 @@ static void set_mark_unmark(void)
 	KT_EQ(acct.objects, 1);
 	kbl_tensor_set_unmark_async_exec(s);
 	emu_close();
-	et_assert_zero();
+	kt_assert_accounting_zero();
 }
 
 static void unmark_without_mark(void)

@@ -19,6 +19,7 @@
 #include "base/kfault.h"
 #include "emu/emu.h"
 #include "ktest.h"
+#include "ktest_emu.h"
 #include "model/kmodel.h"
 
 #define NT_MAX_IO 8
@@ -128,23 +129,6 @@ static inline void nt_io_free(nt_io_t *io)
 		nrt_tensor_free(&io->in[i]);
 	for (uint32_t j = 0; j < io->n_out; j++)
 		nrt_tensor_free(&io->out[j]);
-}
-
-/* Every figure of the device's accounting is zero (host figures are the
- * whole library's kalloc). */
-static inline void nt_assert_no_leak(void)
-{
-	emu_accounting_t a;
-
-	emu_get_accounting(&a);
-	KT_EQ(a.device_bytes, 0);
-	KT_EQ(a.device_allocs, 0);
-	KT_EQ(a.host_bytes, 0);
-	KT_EQ(a.host_allocs, 0);
-	KT_EQ(a.objects, 0);
-	KT_EQ(a.staged_models, 0);
-	KT_EQ(a.inflight_execs, 0);
-	KT_EQ(a.async_marks, 0);
 }
 
 static inline void nt_init(void)

@@ -66,7 +66,7 @@ static void lifecycle(void)
 	nrt_close();
 	KT_EQ(nrt_init(NRT_FRAMEWORK_TYPE_INVALID, NULL, NULL), NRT_INVALID);
 	guard_all(NRT_CLOSED);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* api-2.1: NEURON_RT_VISIBLE_CORES limits the visible cores (also before
@@ -108,7 +108,7 @@ static void env(void)
 	nt_init();
 	nrt_close();
 	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* api-3.1: status strings name the enumerator; unknown values say so. */
@@ -183,7 +183,7 @@ static void tensors(void)
 	nrt_tensor_free(&h);
 	nrt_tensor_free(NULL);
 	nrt_close();
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* api-4.2: tensor sets: add, get by name, add replaces by name, unknown
@@ -218,7 +218,7 @@ static void tensor_sets(void)
 	nrt_tensor_free(&a);
 	nrt_tensor_free(&b);
 	nrt_close();
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* api-5.1: a loaded model executes synchronously with device and host
@@ -259,7 +259,7 @@ static void load_execute(void)
 	KT_EQ(nrt_unload(NULL), NRT_INVALID);
 	nrt_close();
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 static char logged[512];
@@ -297,7 +297,7 @@ static void ifmap_count(void)
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* api-6.1: nrt_get_model_tensor_info lists inputs then outputs with name,
@@ -332,7 +332,7 @@ static void tensor_info(void)
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* api-7.1: bad container bytes and bad arguments to nrt_load give an
@@ -369,7 +369,7 @@ static void load_errors(void)
 	unsetenv("NEURON_RT_VISIBLE_CORES");
 	free(bytes);
 	free(multi);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

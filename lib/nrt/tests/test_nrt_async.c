@@ -64,7 +64,7 @@ static void implicit(void)
 	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
 	KT_EQ(nrt_register_async_exec_callback(NULL, NULL), NRT_SUCCESS);
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 static void wait_seq(nrta_seq_t seq)
@@ -118,7 +118,7 @@ static void explicit_schedule(void)
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* async-3.1: the error tracker lists exactly the failed executions
@@ -158,7 +158,7 @@ static void error_tracker(void)
 	nrta_error_tracker_destroy(NULL);
 	nrt_close();
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

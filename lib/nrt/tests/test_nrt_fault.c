@@ -82,15 +82,15 @@ static void alloc_sweep(void)
 		}
 		kfault_clear();
 		KT_NE(rc, NRT_SUCCESS);
-		nt_assert_no_leak();
+		kt_assert_accounting_zero();
 		KT_EQ(flow(true), NRT_SUCCESS);
-		nt_assert_no_leak();
+		kt_assert_accounting_zero();
 	}
 	kfault_clear();
 	fprintf(stderr, "fault-1.1: failed each of %u allocations in turn\n", n - 1);
 	KT_GT(n, 10); /* the flow has many allocation sites */
 	KT_LT(n, 2000);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* fault-1.2: each of the API layer's own sites, failed at its first hit,
@@ -114,10 +114,10 @@ static void nrt_sites(void)
 		KT_EQ(flow(true), cases[i].want);
 		KT_EQ(kfault_fired(), 1);
 		kfault_clear();
-		nt_assert_no_leak();
+		kt_assert_accounting_zero();
 		KT_EQ(flow(true), NRT_SUCCESS);
 	}
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* fault-2.1: an execution completed with an injected status (1003, 1004,
@@ -143,7 +143,7 @@ static void exec_status(void)
 		KT_EQ(nrt_unload(m), NRT_SUCCESS);
 		nrt_close();
 		kfault_clear();
-		nt_assert_no_leak();
+		kt_assert_accounting_zero();
 	}
 }
 
@@ -165,7 +165,7 @@ static void exec_delay(void)
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	kfault_clear();
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* fault-4.1: a full queue answers nrta_execute_schedule with
@@ -191,7 +191,7 @@ static void queue_full(void)
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	kfault_clear();
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

@@ -43,7 +43,7 @@ static void sync_sequence(void)
 	nt_io_free(&io);
 	nrt_tensor_free(&lone);
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 static ks_atomic_t cb_calls = KS_ATOMIC_INIT(0);
@@ -87,7 +87,7 @@ static void implicit_sequence(void)
 	KT_EQ(nrt_register_async_exec_callback(NULL, NULL), NRT_SUCCESS);
 	nt_io_free(&io);
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 /* leak-1.3: explicit async: scheduled executions with and without an
@@ -116,7 +116,7 @@ static void explicit_sequence(void)
 	nrta_error_tracker_destroy(et);
 	nt_io_free(&io);
 	free(bytes);
-	nt_assert_no_leak();
+	kt_assert_accounting_zero();
 }
 
 int main(void)

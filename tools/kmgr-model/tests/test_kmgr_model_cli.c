@@ -21,27 +21,6 @@ static const char *tool, *dir;
 static char out_path[512], err_path[512], model_path[512];
 static char out_text[8192], err_text[8192];
 
-static void slurp(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, cap - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* Run the tool with argv (NULL-terminated, without argv[0]) and an optional
  * KMGR_FAULT; stdout and stderr land in out_text and err_text. */
 static int run_env(const char *fault, const char *const *args)
@@ -69,8 +48,8 @@ static int run_env(const char *fault, const char *const *args)
 	KT_EQ(posix_spawn(&pid, tool, &fa, NULL, argv, envp), 0);
 	posix_spawn_file_actions_destroy(&fa);
 	KT_EQ(waitpid(pid, &status, 0), pid);
-	slurp(out_path, out_text, sizeof(out_text));
-	slurp(err_path, err_text, sizeof(err_text));
+	kt_slurp(out_path, out_text, sizeof(out_text));
+	kt_slurp(err_path, err_text, sizeof(err_text));
 	KT_ASSERT(WIFEXITED(status)); /* a signal (crash, sanitizer abort) is never right */
 	return WEXITSTATUS(status);
 }
@@ -81,7 +60,7 @@ static int run_env(const char *fault, const char *const *args)
 #define EXPECT_BAD(...)                                                                            \
 	do {                                                                                       \
 		KT_EQ(RUN(__VA_ARGS__), 2);                                                        \
-		KT_EQ(count_lines(err_text), 1);                                                   \
+		KT_EQ(kt_count_lines(err_text), 1);                                                \
 		KT_EQ(strncmp(err_text, "kmgr-model: ", 12), 0);                                   \
 		KT_EQ(out_text[0], 0);                                                             \
 	} while (0)
@@ -136,7 +115,7 @@ static void t_show(void)
 	KT_ASSERT(strstr(out_text, "    0  in:0  input   f16    2x3"));
 	KT_ASSERT(strstr(out_text, "    1  y     output  u64    7                     56\n"));
 	KT_ASSERT(strstr(out_text, "1x2x3x4x5x6x7x8       161280\n"));
-	KT_EQ(count_lines(out_text), 10); /* 6 header lines, the column titles, 3 rows */
+	KT_EQ(kt_count_lines(out_text), 10); /* 6 header lines, the column titles, 3 rows */
 }
 
 /* cli-1.3: every bad argument is one line on stderr and exit 2. */
@@ -212,7 +191,7 @@ static void t_help_and_sites(void)
 	KT_ASSERT(strstr(out_text, "usage: kmgr-model create"));
 	KT_EQ(RUN("--list-fault-sites"), 0);
 	kfault_sites(&n);
-	KT_EQ(count_lines(out_text), (int)n);
+	KT_EQ(kt_count_lines(out_text), (int)n);
 	KT_ASSERT(strstr(out_text, "\n300 model.parse the parsed model record\n"));
 	KT_ASSERT(strstr(out_text, "\n301 model.tensors "));
 }
@@ -222,14 +201,14 @@ static void t_help_and_sites(void)
 static void t_fault_env(void)
 {
 	KT_EQ(run_env("alloc:model.parse:1", (const char *const[]){"show", model_path, NULL}), 1);
-	KT_EQ(count_lines(err_text), 1);
+	KT_EQ(kt_count_lines(err_text), 1);
 	KT_EQ(run_env("alloc:model.build:1",
 	              (const char *const[]){"create", "-o", model_path, "--input", "a:f32:1",
 	                                    "--output", "b:f32:1", NULL}),
 	      1);
-	KT_EQ(count_lines(err_text), 1);
+	KT_EQ(kt_count_lines(err_text), 1);
 	KT_EQ(run_env("nonsense", (const char *const[]){"show", model_path, NULL}), 2);
-	KT_EQ(count_lines(err_text), 1);
+	KT_EQ(kt_count_lines(err_text), 1);
 }
 
 int main(int argc, char **argv)

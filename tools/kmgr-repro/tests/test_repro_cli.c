@@ -22,27 +22,6 @@ static const char *tool, *dir;
 static char out_path[512], err_path[512], path_env[4096];
 static char out_text[1 << 16], err_text[1 << 16];
 
-static void slurp(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, cap - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* Runs the tool with PATH starting at the scratch dir (the fake stress
  * binary lives there); stdout and stderr land in out_text / err_text. */
 static int run(const char *const *args)
@@ -67,8 +46,8 @@ static int run(const char *const *args)
 	KT_EQ(posix_spawn(&pid, tool, &fa, NULL, argv, envp), 0);
 	posix_spawn_file_actions_destroy(&fa);
 	KT_EQ(waitpid(pid, &status, 0), pid);
-	slurp(out_path, out_text, sizeof(out_text));
-	slurp(err_path, err_text, sizeof(err_text));
+	kt_slurp(out_path, out_text, sizeof(out_text));
+	kt_slurp(err_path, err_text, sizeof(err_text));
 	KT_ASSERT(WIFEXITED(status)); /* a signal (crash, sanitizer abort) is never right */
 	KT_ASSERT(!strstr(err_text, "Sanitizer"));
 	KT_ASSERT(!strstr(err_text, "runtime error"));
@@ -80,7 +59,7 @@ static int run(const char *const *args)
 #define EXPECT_BAD(...)                                                                            \
 	do {                                                                                       \
 		KT_EQ(RUN(__VA_ARGS__), 2);                                                        \
-		KT_EQ(count_lines(err_text), 1);                                                   \
+		KT_EQ(kt_count_lines(err_text), 1);                                                \
 		KT_EQ(strncmp(err_text, "kmgr-repro", 10), 0);                                     \
 	} while (0)
 
