@@ -3,7 +3,7 @@
 #                   [--keep]
 # Does the fuzzer find a deliberately broken facade?  Copies the tree to a
 # temp dir, applies the patch there, builds the fuzz target, fuzzes it on
-# one pinned CPU (taskset -c 0, as an OSS-Fuzz bot) from the shipped corpus,
+# one pinned CPU (taskset -c $KMGR_FUZZ_CPU, default 0, as an OSS-Fuzz bot) from the shipped corpus,
 # reports the time to the first finding net of process start (the clock
 # starts at libFuzzer's INITED line; it stops at the crash file's mtime),
 # then replays the finding 10 times and reports how often it fails again.
@@ -14,7 +14,7 @@ set -euo pipefail
 usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 patch_file=$(realpath "$1"); shift
-minutes=5 target="" backend=controlled preset=asan keep=0
+minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--minutes) minutes=$2; shift 2 ;;
@@ -65,7 +65,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
 # timestamp every libFuzzer line: INITED starts the clock
 set +e
-timeout -s KILL $((minutes * 60 + 120)) taskset -c 0 "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
+timeout -s KILL $((minutes * 60 + 120)) taskset -c "$cpu" "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
 	-artifact_prefix="$tmp/art/" -print_final_stats=1 "$tmp/work" 2>&1 |
 	while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$tmp/fuzz.log"
 set -e
@@ -82,7 +82,7 @@ sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|kmgr error:|ERROR: (AddressSanitizer|Th
 fails=0
 for i in $(seq 10); do
 	# KILL: a TSan report in a process that is also handling a signal can wedge it
-	if ! timeout -s KILL 120 taskset -c 0 "$bin" "$tmp/art/$crash" >"$tmp/replay.$i.log" 2>&1; then
+	if ! timeout -s KILL 120 taskset -c "$cpu" "$bin" "$tmp/art/$crash" >"$tmp/replay.$i.log" 2>&1; then
 		fails=$((fails + 1))
 	fi
 done
