@@ -2,10 +2,11 @@
  * kfault.h - fault injection, off unless a plan is installed.
  *
  * Every host allocation in the device, the facade, the container parser and
- * the API layer, and every device allocation, is a numbered fault site
- * (SQLite's sqlite3FaultSim style: 100s emu, 200s kmgr, 300s model, 400s
- * nrt; a number is never reused).  A plan can fail the n-th hit of one site
- * or the n-th allocation at any site (syzkaller's fail_nth), complete the
+ * the API layer, every device allocation, and the device's tensor set copy
+ * (the DMA of host tensors to and from their device clones), is a numbered
+ * fault site (SQLite's sqlite3FaultSim style: 100s emu, 200s kmgr, 300s
+ * model, 400s nrt; a number is never reused).  A plan can fail the n-th hit
+ * of one site or the n-th hit of any site (syzkaller's fail_nth), complete the
  * n-th execution with a given status, delay a completion by k steps, report
  * a queue full, or never complete an execution.
  *
@@ -36,6 +37,7 @@
 	X(EMU_HOST_BIND, 118, "emu.host_bind", "the IO binding of compute resources")              \
 	X(EMU_HOST_ARENA, 119, "emu.host_arena", "the record of a core's device memory arena")     \
 	X(EMU_HOST_POOL, 120, "emu.host_pool", "the implicit-async worker pool")                   \
+	X(EMU_SET_COPY, 121, "emu.set_copy", "a tensor set copy (fails as a DMA abort)")           \
 	X(KMGR_DLR_MODEL, 200, "kmgr.dlr_model", "the 480-byte dlr_model record")                  \
 	X(KMGR_EXEC_RESOURCES, 201, "kmgr.exec_resources", "the 56-byte execution tracker")        \
 	X(KMGR_TDRV_RESOURCES, 202, "kmgr.tdrv_resources", "tdrv compute resources (0x20)")        \
@@ -58,7 +60,7 @@
 	X(NRT_ERR_LIST, 404, "nrt.err_list", "growing the error list of an nrta error tracker")
 
 typedef enum kfault_site {
-	KFAULT_SITE_ANY = 0, /* in a plan: the n-th allocation at whatever site */
+	KFAULT_SITE_ANY = 0, /* in a plan: the n-th hit of whatever site */
 #define KFAULT_ENUM(name, num, text, desc) KFAULT_##name = num,
 	KFAULT_SITES(KFAULT_ENUM)
 #undef KFAULT_ENUM
@@ -121,6 +123,12 @@ int kfault_plan_format(const kfault_plan_t *plan, char *buf, size_t len);
 /* ---- hooks the library calls ---- */
 /* Must the allocation about to happen at site fail? */
 bool kfault_alloc_fails(kfault_site_t site);
+/* The same for a site that is not an allocation (emu.set_copy): one set of
+ * counters, so "alloc:SITE:N" and "alloc:any:N" reach it like any other. */
+static inline bool kfault_site_fails(kfault_site_t site)
+{
+	return kfault_alloc_fails(site);
+}
 /* Called once per completing execution: the status to report instead of
  * success (0 for none) and the completion delay in steps. */
 uint32_t kfault_exec_status(void);

@@ -185,27 +185,50 @@ fail:
 	return NULL;
 }
 
-NRT_STATUS kbl_tensor_set_copy(const nrt_tensor_set_t *src, nrt_tensor_set_t *dst)
+/* Every tensor of src has a same-size one of its name in dst: checked for
+ * all entries before any byte moves, so a refused copy leaves dst as it
+ * was. */
+static NRT_STATUS emu_set_copy_check(const nrt_tensor_set_t *src, const nrt_tensor_set_t *dst)
 {
-	if (!src || !dst)
-		return NRT_INVALID;
 	for (uint32_t i = 0; i < src->n; i++) {
-		nrt_tensor_t *s = src->e[i].t, *d;
-		NRT_STATUS rc;
+		const nrt_tensor_t *s = src->e[i].t;
+		nrt_tensor_t *d;
 
 		if (kbl_tensor_set_get(dst, src->e[i].name, &d)) {
 			klog_error("tensor set copy: '%s' is missing in the destination",
 			           src->e[i].name);
 			return NRT_INVALID;
 		}
-		if (s == d)
-			continue;
-		if (s->size != d->size) {
+		if (s != d && s->size != d->size) {
 			klog_error("tensor set copy: '%s' is %llu bytes, destination %llu",
 			           src->e[i].name, (unsigned long long)s->size,
 			           (unsigned long long)d->size);
 			return NRT_INVALID;
 		}
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS kbl_tensor_set_copy(const nrt_tensor_set_t *src, nrt_tensor_set_t *dst)
+{
+	NRT_STATUS rc;
+
+	if (!src || !dst)
+		return NRT_INVALID;
+	rc = emu_set_copy_check(src, dst);
+	if (rc)
+		return rc;
+	/* An injected DMA abort strikes before the first byte moves: a real one
+	 * may leave dst partly written, but no caller may read dst after a
+	 * failed copy, and an untouched dst keeps the failure deterministic. */
+	if (kfault_site_fails(KFAULT_EMU_SET_COPY))
+		return NRT_EXEC_HW_ERR_DMA_ABORT;
+	for (uint32_t i = 0; i < src->n; i++) {
+		nrt_tensor_t *s = src->e[i].t, *d;
+
+		kbl_tensor_set_get(dst, src->e[i].name, &d);
+		if (s == d)
+			continue;
 		rc = kbl_tensor_copy(s, 0, d, 0, s->size);
 		if (rc)
 			return rc;

@@ -1,7 +1,8 @@
 /*
  * test_emu_tensor.c - the focus of this file is tensors and tensor sets:
  * placements, bounds, slices, reference-counted sets, the host-tensor
- * count, clone to device memory, set copy and the async mark pair.
+ * count, clone to device memory, set copy (and its injected DMA abort) and
+ * the async mark pair.
  */
 #include "emu_fixture.h"
 
@@ -258,6 +259,77 @@ static void set_unmark_unmarked_dies(void)
 	KT_ASSERT(et_dies(unmark_without_mark, "without a mark"));
 }
 
+/* set-6: an injected DMA abort (alloc:emu.set_copy:N) fails the N-th set
+ * copy with NRT_EXEC_HW_ERR_DMA_ABORT before a byte moves: every
+ * destination tensor keeps its bytes, both sets stay whole and usable, and
+ * nothing is allocated or freed.  A copy refused for its arguments moves
+ * nothing either and is not a hit. */
+static void set_copy_fault(void)
+{
+	nrt_tensor_set_t *s, *c, *bad;
+	nrt_tensor_t *h[2], *ch[2], *small;
+	uint8_t in[2][8] = {{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15, 16}}, out[8];
+	uint8_t dma[8];
+	emu_accounting_t before, acct;
+	kfault_plan_t plan;
+	char err[128];
+
+	et_open(1);
+	memset(dma, 0x55, sizeof(dma));
+	KT_EQ(kbl_tensor_set_allocate(&s), NRT_SUCCESS);
+	KT_EQ(kbl_tensor_set_allocate(&bad), NRT_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, 0, 8, i ? "b" : "a", &h[i]),
+		      NRT_SUCCESS);
+		KT_EQ(kbl_tensor_write(h[i], in[i], 0, 8), NRT_SUCCESS);
+		KT_EQ(kbl_tensor_set_add(s, i ? "b" : "a", h[i]), NRT_SUCCESS);
+	}
+	KT_EQ(kbl_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, 0, 4, "b", &small), NRT_SUCCESS);
+	KT_EQ(kbl_tensor_set_add(bad, "a", h[1]), NRT_SUCCESS);
+	KT_EQ(kbl_tensor_set_add(bad, "b", small), NRT_SUCCESS);
+	c = kbl_tensor_set_clone_to_physical_mem(s, 0);
+	KT_ASSERT(c != NULL);
+	KT_EQ(kbl_tensor_set_get(c, "a", &ch[0]), NRT_SUCCESS);
+	KT_EQ(kbl_tensor_set_get(c, "b", &ch[1]), NRT_SUCCESS);
+	KT_EQ(kfault_plan_parse("alloc:emu.set_copy:2", &plan, err, sizeof(err)), 0);
+	kfault_set_plan(&plan);
+	emu_get_accounting(&before);
+	/* "b" is too small: refused whole, "a" of bad not overwritten */
+	KT_EQ(kbl_tensor_set_copy(s, bad), NRT_INVALID);
+	KT_EQ(kbl_tensor_read(h[1], out, 0, 8), NRT_SUCCESS);
+	KT_MEMEQ(out, in[1], 8);
+	KT_EQ(kbl_tensor_set_copy(s, c), NRT_SUCCESS); /* hit 1 */
+	for (int i = 0; i < 2; i++)
+		KT_EQ(kbl_tensor_write(ch[i], dma, 0, 8), NRT_SUCCESS);
+	KT_EQ(kfault_fired(), 0);
+	KT_EQ(kbl_tensor_set_copy(c, s), NRT_EXEC_HW_ERR_DMA_ABORT); /* hit 2 */
+	KT_EQ(kfault_fired(), 1);
+	for (int i = 0; i < 2; i++) {
+		KT_EQ(kbl_tensor_read(h[i], out, 0, 8), NRT_SUCCESS);
+		KT_MEMEQ(out, in[i], 8);
+	}
+	emu_get_accounting(&acct);
+	KT_EQ(acct.device_bytes, before.device_bytes);
+	KT_EQ(acct.objects, before.objects);
+	KT_EQ(acct.host_allocs, before.host_allocs);
+	KT_EQ(kbl_tensor_set_count(s), 2);
+	KT_EQ(kbl_tensor_set_count(c), 2);
+	KT_EQ(kbl_tensor_set_get_malloc_tensor_count(s), 2);
+	KT_EQ(kbl_tensor_set_get_malloc_tensor_count(c), 0);
+	KT_EQ(kbl_tensor_set_copy(c, s), NRT_SUCCESS); /* hit 3: the plan is spent */
+	KT_EQ(kbl_tensor_read(h[1], out, 0, 8), NRT_SUCCESS);
+	KT_MEMEQ(out, dma, 8);
+	kfault_clear();
+	kbl_free_feature_map_set(c);
+	kbl_free_feature_map_set(bad);
+	kbl_free_feature_map_set(s);
+	for (int i = 0; i < 2; i++)
+		kbl_tensor_free(&h[i]);
+	kbl_tensor_free(&small);
+	emu_close();
+	kt_assert_accounting_zero();
+}
+
 int main(void)
 {
 	KT_CASE("tensor-1 placements", tensor_placements);
@@ -268,5 +340,6 @@ int main(void)
 	KT_CASE("set-3 copy mismatch", set_copy_mismatch);
 	KT_CASE("set-4 async mark pair", set_mark_unmark);
 	KT_CASE("set-5 unmark without mark aborts", set_unmark_unmarked_dies);
+	KT_CASE("set-6 copy fault leaves both sets whole", set_copy_fault);
 	KT_DONE();
 }
