@@ -38,9 +38,12 @@ static ks_mutex_t emu_cb_lock = KS_MUTEX_INITIALIZER;
 static nrt_async_exec_callback_t emu_cb;
 static void *emu_cb_params;
 
-/* The worker running on this thread: its own callback must not wait for
- * itself (drain, poll). */
-static _Thread_local struct kmgr_async_exec_worker *emu_self;
+/* The worker running on this thread (ks_thread_tag): its own callback must
+ * not wait for itself (drain, poll). */
+static bool emu_on_worker(const struct kmgr_async_exec_worker *wk)
+{
+	return ks_thread_tag() == wk;
+}
 
 void kmgr_async_exec_set_callback(nrt_async_exec_callback_t cb, void *params)
 {
@@ -112,7 +115,7 @@ static void *emu_async_main(void *arg)
 {
 	struct kmgr_async_exec_worker *wk = arg;
 
-	emu_self = wk;
+	ks_thread_tag_set(wk);
 	ks_mutex_lock(&wk->lock);
 	for (;;) {
 		emu_work_t *w;
@@ -238,7 +241,7 @@ NRT_STATUS kmgr_async_exec_poll(kmgr_async_exec_worker_t *worker, uint64_t handl
 	if (!worker)
 		return NRT_INVALID;
 	ks_mutex_lock(&worker->lock);
-	if (handle > worker->issued || (emu_self == worker && worker->completed < handle)) {
+	if (handle > worker->issued || (emu_on_worker(worker) && worker->completed < handle)) {
 		ks_mutex_unlock(&worker->lock);
 		klog_error("async poll: handle %llu was never issued or would wait for itself",
 		           (unsigned long long)handle);
@@ -279,7 +282,7 @@ void kmgr_async_drain_queued_execs(kmgr_async_exec_worker_threads_t *pool, uint3
 {
 	struct kmgr_async_exec_worker *wk = kmgr_async_exec_get_worker(pool, vtpb_idx);
 
-	if (!wk || emu_self == wk)
+	if (!wk || emu_on_worker(wk))
 		return;
 	ks_mutex_lock(&wk->lock);
 	while (wk->head || wk->running)

@@ -1,12 +1,14 @@
 /*
- * ctl.c - the controlled backend's core: logical threads on real pthreads,
- * the baton that lets exactly one of them run, the scheduling point, and
- * the failures (deadlock, hang, divergence) with their stable signatures.
+ * ctl.c - the controlled backend's core: logical threads, the baton that
+ * lets exactly one of them run, the scheduling point, and the failures
+ * (deadlock, hang, divergence) with their stable signatures.
  *
- * Each logical thread parks on its own futex word; the running thread picks
- * the next one (ctl_strategy.c), sets that word and parks on its own.  No
- * real lock is ever held by program code in a controlled run, so a thread
- * never blocks anywhere but on its own word.
+ * Two engines carry logical threads (kctl.h, ks_engine_t).  THREADS: each
+ * logical thread is a pthread parked on its own futex word; the running
+ * thread picks the next one (ctl_strategy.c), sets that word and parks on
+ * its own.  FIBERS: each is a fiber and passing the baton is a context
+ * switch (ctl_fiber.c).  No real lock is ever held by program code in a
+ * controlled run, so a thread never blocks anywhere but on the baton.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -99,6 +101,24 @@ static void baton_wait(struct ks_lthread *t)
 		syscall(SYS_futex, (int *)&t->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
 
+/* Let next run; come back when self is chosen again.  A finished fiber
+ * leaves from the bottom of its entry loop instead (fiber_entry). */
+static void transfer(struct ks_lthread *self, struct ks_lthread *next)
+{
+	if (ks__g.fibers) {
+		if (tstate(self) == KS_T_FINISHED) {
+			ks__g.exit_to = next;
+			return;
+		}
+		tl_self = next;
+		ks__fiber_switch(self->id, next->id, KS_FIBER_RUN);
+		return;
+	}
+	baton_give(next);
+	if (tstate(self) != KS_T_FINISHED)
+		baton_wait(self);
+}
+
 /* ---- failures ----------------------------------------------------------- */
 
 static const char *wait_name(enum ks_wait w)
@@ -183,6 +203,16 @@ static void fail(struct ks_lthread *self, ks_failure_t kind, const char *what)
 	build_report(kind, what);
 	atomic_store(&ks__g.failed, kind);
 	ks__g.cfg.on_failure(ks__g.cfg.failure_ctx, kind, report);
+	if (ks__g.fibers) {
+		/* Main unwinds first; ks_ctl_end then resumes every other fiber
+		 * once, to unwind it out of the run (unwind_fibers). */
+		if (self->id != 0) {
+			tl_self = &ks__g.thr[0];
+			ks__fiber_switch(self->id, 0, KS_FIBER_RUN);
+		}
+		abort_self(self);
+		return;
+	}
 	/* Every parked thread wakes, sees the failure and unwinds. */
 	for (int i = 0; i < ks__g.nthreads; i++) {
 		struct ks_lthread *t = &ks__g.thr[i];
@@ -274,13 +304,37 @@ static struct ks_lthread *pick_next(struct ks_lthread *self)
 	return cand[idx];
 }
 
+#define FNV_PRIME 1099511628211ull
+
+/* FNV-1a of a site's text, remembered by the site's address: a site is a
+ * string literal, and hashing its ~40 bytes at every step was a tenth of a
+ * fuzz run.  The address is only a cache key; the value depends on the text
+ * alone, so step hashes stay equal across processes. */
+static uint64_t site_hash(const char *site)
+{
+	static struct {
+		const char *site;
+		uint64_t hash;
+	} cache[512];
+	size_t slot = ((uintptr_t)site >> 3) % (sizeof(cache) / sizeof(cache[0]));
+	uint64_t h = 14695981039346656037ull;
+
+	if (cache[slot].site == site)
+		return cache[slot].hash;
+	for (const char *p = site; *p; p++)
+		h = (h ^ (uint8_t)*p) * FNV_PRIME;
+	cache[slot].site = site;
+	cache[slot].hash = h;
+	return h;
+}
+
+/* The step hash: FNV-1a over (thread id, site hash) per step. */
 static void hash_step(const struct ks_lthread *t, const char *site)
 {
-	uint64_t h = ks__g.step_hash ^ (uint64_t)(t->id + 1);
+	uint64_t h = ks__g.step_hash;
 
-	h *= 1099511628211ull;
-	for (const char *p = site; *p; p++)
-		h = (h ^ (uint8_t)*p) * 1099511628211ull;
+	h = (h ^ (uint64_t)(t->id + 1)) * FNV_PRIME;
+	h = (h ^ site_hash(site)) * FNV_PRIME;
 	ks__g.step_hash = h;
 }
 
@@ -303,10 +357,9 @@ void ks__point(struct ks_lthread *self, const char *site)
 	if (tstate(self) == KS_T_RUNNABLE)
 		ks__g.preemptions++;
 	ks__g.cur = next->id;
-	baton_give(next);
+	transfer(self, next);
 	if (tstate(self) == KS_T_FINISHED)
 		return;
-	baton_wait(self);
 	if (ks__failed())
 		abort_self(self);
 }
@@ -376,18 +429,12 @@ struct ks_lthread *ks__enter_self(void)
 
 /* ---- threads ------------------------------------------------------------ */
 
-static void *trampoline(void *p)
+/* A logical thread's life once it first holds the baton: run, wake the
+ * joiner, choose who runs next.  Returns inside ks__enter; the threads
+ * engine has passed the baton on by then, the fiber engine does it next. */
+static void lthread_body(struct ks_lthread *t)
 {
-	struct ks_lthread *t = p;
-	bool run;
-
-	tl_self = t;
-	ks__tsan_acquire(&t->hb);
-	ks__enter();
-	baton_wait(t);
-	run = !ks__failed();
-	ks__leave();
-	if (run && setjmp(t->jb) == 0)
+	if (!ks__failed() && setjmp(t->jb) == 0)
 		t->ret = t->fn(t->arg);
 	ks__tsan_release(&t->hb);
 	ks__enter();
@@ -398,9 +445,52 @@ static void *trampoline(void *p)
 		ks__point(t, "(thread exit)");
 	}
 	set_tstate(t, KS_T_FINISHED);
+}
+
+static void *trampoline(void *p)
+{
+	struct ks_lthread *t = p;
+
+	tl_self = t;
+	ks__tsan_acquire(&t->hb);
+	ks__enter();
+	baton_wait(t);
+	ks__leave();
+	lthread_body(t);
 	ks__leave();
 	tl_self = NULL;
 	return NULL;
+}
+
+/* One logical thread after another: a parked fiber resumes here carrying
+ * the next logical thread that got its id. */
+static void fiber_entry(void)
+{
+	struct ks_lthread *t = tl_self;
+
+	ks__fiber_started(t->id);
+	for (;;) {
+		struct ks_lthread *next;
+
+		ks__tsan_acquire(&t->hb);
+		lthread_body(t);
+		next = ks__g.exit_to;
+		ks__g.exit_to = NULL;
+		if (!next || ks__failed())
+			next = &ks__g.thr[0]; /* main is unwinding a failed run */
+		tl_self = next;
+		ks__leave();
+		ks__fiber_switch(t->id, next->id, KS_FIBER_PARK);
+		t = tl_self;
+	}
+}
+
+/* Start t's real thread or make its fiber. */
+static int lthread_start(struct ks_lthread *t)
+{
+	if (ks__g.fibers)
+		return ks__fiber_make(t->id, t->name, fiber_entry);
+	return pthread_create(&t->pt, NULL, trampoline, t);
 }
 
 int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *), void *arg,
@@ -408,7 +498,6 @@ int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *),
 {
 	struct ks_lthread *self = ks__enter_self();
 	struct ks_lthread *t;
-	pthread_t pt;
 	int rc;
 
 	if (ks__failed() || ks__g.nthreads >= KS_CTL_MAX_THREADS) {
@@ -427,7 +516,7 @@ int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *),
 	ks__leave();
 
 	ks__tsan_release(&t->hb);
-	rc = pthread_create(&pt, NULL, trampoline, t);
+	rc = lthread_start(t);
 
 	ks__enter();
 	if (rc != 0) {
@@ -435,12 +524,11 @@ int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *),
 		ks__leave();
 		return rc;
 	}
-	t->pt = pt;
 	t->started = true;
 	kt->ctl_id = t->id;
+	kt->pt = t->pt;
 	ks__point(self, site);
 	ks__leave();
-	kt->pt = pt;
 	return 0;
 }
 
@@ -469,7 +557,7 @@ int ks_ctl_thread_join(ks_thread_t *kt, void **ret, const char *site)
 	pt = t->pt;
 	started = t->started;
 	ks__leave();
-	if (started)
+	if (started && !ks__g.fibers)
 		pthread_join(pt, NULL);
 	ks__tsan_acquire(&t->hb);
 	if (ret)
@@ -481,7 +569,10 @@ int ks_ctl_thread_join(ks_thread_t *kt, void **ret, const char *site)
 
 void ks_ctl_config_init(ks_ctl_config_t *cfg)
 {
+	const char *engine = getenv("KMGR_SCHED_ENGINE");
+
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->engine = engine && !strcmp(engine, "threads") ? KS_ENGINE_THREADS : KS_ENGINE_FIBERS;
 	cfg->strategy = KS_STRAT_BYTES;
 	cfg->pct_depth = 2;
 	cfg->max_steps = KS_CTL_DEFAULT_STEPS;
@@ -496,6 +587,7 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg)
 	ks__enter();
 	memset(&ks__g, 0, sizeof(ks__g));
 	ks__g.cfg = *cfg;
+	ks__g.fibers = cfg->engine == KS_ENGINE_FIBERS;
 	if (!ks__g.cfg.on_failure)
 		ks__g.cfg.on_failure = default_failure;
 	ks__g.max_steps = cfg->max_steps ? cfg->max_steps : KS_CTL_DEFAULT_STEPS;
@@ -504,12 +596,29 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg)
 	snprintf(t->name, sizeof(t->name), "main");
 	set_tstate(t, KS_T_RUNNABLE);
 	t->started = false; /* main is not ours to join */
+	if (ks__g.fibers)
+		ks__fiber_main_init();
 	ks__strat_init();
 	ks__strat_new_thread(t);
 	tl_self = t;
 	ks__leave();
 	atomic_store(&ks__ctl_active, 1);
 	return 0;
+}
+
+/* After a failure: resume each fiber that has not finished once, so that it
+ * unwinds out of the run (longjmp to lthread_body) and parks again. */
+static void unwind_fibers(void)
+{
+	for (int i = 1; i < ks__g.nthreads; i++) {
+		struct ks_lthread *t = &ks__g.thr[i];
+
+		if (!t->started || tstate(t) == KS_T_FINISHED)
+			continue;
+		tl_self = t;
+		ks__fiber_switch(0, i, KS_FIBER_RUN);
+	}
+	tl_self = &ks__g.thr[0];
 }
 
 static void wait_all(struct ks_lthread *self)
@@ -529,14 +638,22 @@ void ks_ctl_end(ks_ctl_result_t *res)
 		ks__misuse("ks_ctl_end outside logical thread 0", "(ks_ctl_end)");
 	self->has_jb = false;
 	wait_all(self);
+	if (ks__g.fibers && ks__failed())
+		unwind_fibers();
 	for (int i = 1; i < ks__g.nthreads; i++) {
-		if (ks__g.thr[i].started && !ks__g.thr[i].joined)
+		if (ks__g.fibers)
+			ks__fiber_release(i);
+		else if (ks__g.thr[i].started && !ks__g.thr[i].joined)
 			pts[npt++] = ks__g.thr[i].pt;
 		ks__g.thr[i].joined = true;
 	}
 	ks__leave();
 	for (int i = 0; i < npt; i++)
 		pthread_join(pts[i], NULL);
+	/* ks_ctl_end joins every logical thread: on the fiber engine the edge
+	 * a pthread_join gives is the finish -> join one of lthread_body. */
+	for (int i = 1; ks__g.fibers && i < ks__g.nthreads; i++)
+		ks__tsan_acquire(&ks__g.thr[i].hb);
 	ks__enter();
 	if (res) {
 		memset(res, 0, sizeof(*res));
@@ -568,6 +685,26 @@ int ks_ctl_run(const ks_ctl_config_t *cfg, void (*body)(void *), void *arg, ks_c
 		body(arg);
 	ks_ctl_end(res);
 	return 0;
+}
+
+/* No scheduling point: a thread reading its own tag races with nobody. */
+const void *ks_ctl_thread_tag(void)
+{
+	const void *tag = ks__enter_self()->tag;
+
+	ks__leave();
+	return tag;
+}
+
+void ks_ctl_thread_tag_set(const void *tag)
+{
+	ks__enter_self()->tag = tag;
+	ks__leave();
+}
+
+const char *ks_ctl_engine_name(ks_engine_t e)
+{
+	return e == KS_ENGINE_THREADS ? "threads" : "fibers";
 }
 
 int ks_ctl_self(void)

@@ -1,6 +1,7 @@
 /*
  * ctl_int.h - the controlled backend's private state, shared by its files:
  * ctl.c (logical threads, the baton, scheduling points, failures),
+ * ctl_fiber.c (the fiber engine's context switch and its sanitizer hooks),
  * ctl_sync.c (the modelled locks, conditions, semaphores, sleep),
  * ctl_strategy.c (bytes, PCT, round-robin, replay) and ctl_trace.c.
  *
@@ -58,12 +59,15 @@ struct ks_lthread {
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;
-	pthread_t pt;
-	char hb; /* TSan sync address for create -> start and finish -> join */
+	const void *tag; /* ks_thread_tag */
+	pthread_t pt;    /* KS_ENGINE_THREADS */
+	char hb;         /* TSan sync address for create -> start and finish -> join */
 };
 
 struct ks_sched {
 	ks_ctl_config_t cfg;
+	bool fibers;                /* cfg.engine == KS_ENGINE_FIBERS */
+	struct ks_lthread *exit_to; /* whom a finishing fiber switches to */
 	uint64_t max_steps;
 	int nthreads;
 	int cur;
@@ -107,6 +111,26 @@ _Noreturn void ks__misuse(const char *what, const char *site);
 /* The modelled happens-before edges (no-ops without TSan). */
 void ks__tsan_acquire(const void *addr);
 void ks__tsan_release(const void *addr);
+
+/* The fiber engine (ctl_fiber.c).  All logical threads of a run are
+ * fibers on the thread that called ks_ctl_begin, one pooled fiber slot per
+ * logical thread id; a switch creates no happens-before edge for TSan
+ * (__tsan_switch_to_fiber_no_sync). */
+enum ks_fiber_leave {
+	KS_FIBER_RUN = 0, /* the fiber runs again when switched to */
+	KS_FIBER_PARK,    /* its logical thread finished: the fiber may carry the next */
+};
+void ks__fiber_main_init(void);
+/* Make (or take from the pool) the fiber for logical thread id, starting
+ * in entry() or resuming a parked one; 0 or an errno. */
+int ks__fiber_make(int id, const char *name, void (*entry)(void));
+/* Switch from the running fiber to next; returns when from is switched to
+ * again (after KS_FIBER_PARK: carrying a new logical thread). */
+void ks__fiber_switch(int from, int next, enum ks_fiber_leave how);
+/* The first thing a new fiber does (finishes the switch into it). */
+void ks__fiber_started(int id);
+/* Forget logical thread id's sanitizer state at the end of a run. */
+void ks__fiber_release(int id);
 
 /* Strategies (ctl_strategy.c). */
 void ks__strat_init(void);

@@ -31,6 +31,24 @@ typedef enum ks_strategy {
 	KS_STRAT_REPLAY,    /* a recorded trace */
 } ks_strategy_t;
 
+/*
+ * How logical threads are carried.  Both take the same decisions at the
+ * same scheduling points, so a trace recorded on one replays on the other
+ * with the same step hash.
+ *   FIBERS: every logical thread is a fiber (its own stack, swapcontext) on
+ *     the thread that called ks_ctl_begin: a switch costs well under a
+ *     microsecond, and no real thread is created.  The default.
+ *   THREADS: every logical thread is a real pthread and a baton (a futex
+ *     word per thread) lets exactly one run, as Coyote does; a switch is a
+ *     futex wake plus wait (microseconds).  Selected by the config, or for
+ *     every run of a process by KMGR_SCHED_ENGINE=threads in the
+ *     environment (read by ks_ctl_config_init).
+ */
+typedef enum ks_engine {
+	KS_ENGINE_FIBERS = 0,
+	KS_ENGINE_THREADS,
+} ks_engine_t;
+
 /* What ended a controlled run badly.  Each has a stable signature line. */
 typedef enum ks_failure {
 	KS_OK = 0,
@@ -45,6 +63,7 @@ typedef enum ks_failure {
 typedef void (*ks_ctl_failure_fn)(void *ctx, ks_failure_t kind, const char *report);
 
 typedef struct ks_ctl_config {
+	ks_engine_t engine;
 	ks_strategy_t strategy;
 	const uint8_t *bytes; /* KS_STRAT_BYTES */
 	size_t nbytes;
@@ -102,5 +121,7 @@ int ks_ctl_trace_parse(const char *text, uint8_t **trace, size_t *n); /* malloc'
 
 /* The current logical thread's id (0 = main), -1 outside a controlled run. */
 int ks_ctl_self(void);
+
+const char *ks_ctl_engine_name(ks_engine_t e);
 
 #endif /* KCTL_H */

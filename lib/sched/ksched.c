@@ -87,6 +87,24 @@ uint64_t ks_now_ns_prod(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static _Thread_local const void *tl_tag;
+
+void ks_thread_tag_set(const void *tag)
+{
+	if (ks_controlled()) {
+		ks_ctl_thread_tag_set(tag);
+		return;
+	}
+	tl_tag = tag;
+}
+
+const void *ks_thread_tag(void)
+{
+	if (ks_controlled())
+		return ks_ctl_thread_tag();
+	return tl_tag;
+}
+
 int ks_thread_create_at(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
                         const char *site)
 {

@@ -344,6 +344,14 @@ static inline void ks_point_at(const char *site)
 		ks_ctl_point(site);
 }
 
+/* One pointer a thread sets to recognise itself later (e.g. "the worker
+ * running on this thread"): thread-local in production, kept per logical
+ * thread under the controlled backend (whose fibers share a real thread). */
+void ks_thread_tag_set(const void *tag);
+const void *ks_thread_tag(void);
+const void *ks_ctl_thread_tag(void);
+void ks_ctl_thread_tag_set(const void *tag);
+
 int ks_thread_create_at(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
                         const char *site);
 int ks_thread_join_at(ks_thread_t *t, void **ret, const char *site);

@@ -495,6 +495,98 @@ static void case_misc(void)
 	KT_EQ(ks_ctl_self(), -1);
 }
 
+/* ctl-1.12: the two engines take the same decisions at the same points: a
+ * trace recorded on one replays on the other with the same steps, and a
+ * deadlock is reported the same way (the report text names the same sites)
+ * on both, for PCT schedules of a program with blocking, nesting and joins. */
+static ks_ctl_result_t on_engine(ks_engine_t e, ks_strategy_t s, uint64_t seed,
+                                 const uint8_t *trace, size_t n, void (*body)(void *))
+{
+	ks_ctl_config_t cfg;
+
+	ks_ctl_config_init(&cfg);
+	cfg.engine = e;
+	cfg.strategy = s;
+	cfg.seed = seed;
+	cfg.pct_k_hint = 100;
+	cfg.trace = trace;
+	cfg.ntrace = n;
+	return run_with(&cfg, body, NULL);
+}
+
+static void cross_replay(ks_engine_t rec, ks_engine_t rep, uint64_t seed, void (*body)(void *))
+{
+	static uint8_t trace[4096];
+	static char report[4096];
+	ks_ctl_result_t r = on_engine(rec, KS_STRAT_PCT, seed, NULL, 0, body);
+	ks_ctl_result_t again;
+
+	KT_LE(r.ntrace, sizeof(trace));
+	memcpy(trace, r.trace, r.ntrace);
+	snprintf(report, sizeof(report), "%s", last_report);
+	again = on_engine(rep, KS_STRAT_REPLAY, 0, trace, r.ntrace, body);
+	KT_EQ(again.failure, r.failure);
+	KT_EQ(again.steps, r.steps);
+	KT_EQ(again.step_hash, r.step_hash);
+	KT_EQ(again.threads, r.threads);
+	/* the same threads, states and sites, the same trace: all but the
+	 * strategy's name on the first line */
+	KT_EQ(strcmp(strchr(last_report, '\n') ? strchr(last_report, '\n') : "",
+	             strchr(report, '\n') ? strchr(report, '\n') : ""),
+	      0);
+	KT_EQ(last_report[0] != '\0', r.failure != KS_OK);
+}
+
+static void case_engines_agree(void)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		cross_replay(KS_ENGINE_FIBERS, KS_ENGINE_THREADS, seed, cond_body);
+		cross_replay(KS_ENGINE_THREADS, KS_ENGINE_FIBERS, seed, cond_body);
+		cross_replay(KS_ENGINE_FIBERS, KS_ENGINE_THREADS, seed, deadlock_body);
+	}
+	KT_EQ(strcmp(ks_ctl_engine_name(KS_ENGINE_FIBERS), "fibers"), 0);
+	KT_EQ(strcmp(ks_ctl_engine_name(KS_ENGINE_THREADS), "threads"), 0);
+}
+
+/* ctl-1.13: ks_thread_tag belongs to the logical thread, not to the real
+ * thread under it (on the fiber engine every logical thread shares one). */
+static ks_atomic_t tag_ok;
+
+static void *tagger(void *arg)
+{
+	ks_thread_tag_set(arg);
+	for (int i = 0; i < 8; i++) {
+		ks_yield();
+		if (ks_thread_tag() == arg)
+			ks_atomic_add_quiet(&tag_ok, 1);
+	}
+	return NULL;
+}
+
+static void tag_body(void *arg)
+{
+	static int a, b;
+	ks_thread_t t[2];
+
+	(void)arg;
+	ks_thread_tag_set(NULL);
+	KT_EQ(ks_thread_create(&t[0], "a", tagger, &a), 0);
+	KT_EQ(ks_thread_create(&t[1], "b", tagger, &b), 0);
+	ks_yield();
+	KT_ASSERT(ks_thread_tag() == NULL);
+	ks_thread_join(&t[0], NULL);
+	ks_thread_join(&t[1], NULL);
+}
+
+static void case_thread_tag(void)
+{
+	for (int e = KS_ENGINE_FIBERS; e <= KS_ENGINE_THREADS; e++) {
+		ks_atomic_store(&tag_ok, 0);
+		KT_EQ(on_engine((ks_engine_t)e, KS_STRAT_RR, 0, NULL, 0, tag_body).failure, KS_OK);
+		KT_EQ(ks_atomic_peek(&tag_ok), 16);
+	}
+}
+
 /* Optional argument: run only the cases whose name starts with it. */
 static const char *only;
 #define CASE(name, fn)                                                                             \
@@ -517,5 +609,7 @@ int main(int argc, char **argv)
 	CASE("ctl-1.9 determinism", case_determinism);
 	CASE("ctl-1.10 trace text", case_trace_text);
 	CASE("ctl-1.11 misc", case_misc);
+	CASE("ctl-1.12 engines agree", case_engines_agree);
+	CASE("ctl-1.13 thread tag", case_thread_tag);
 	KT_DONE();
 }
