@@ -168,6 +168,11 @@ void emu_observe(emu_exec_event_t ev, const emu_work_t *w, NRT_STATUS status)
 		emu_dev.observer(emu_dev.observer_ctx, ev, w->h_model, w->h_nn, status);
 }
 
+int64_t emu_inflight_execs(void)
+{
+	return ks_atomic_load(&emu_cnt.inflight);
+}
+
 void emu_get_accounting(emu_accounting_t *acct)
 {
 	if (!acct)

@@ -203,6 +203,11 @@ NRT_STATUS kbl_exec_build_and_load_cc_resources(kbl_model_t *kmod, uint32_t sg_c
                                                 uint64_t exec_id);
 /* In-flight executions of a model (submitted, not completed). */
 int64_t kbl_model_inflight(H_MODEL h_model);
+/* Executions submitted and not yet completed or cancelled, read with
+ * acquire order (a scheduling point): a caller that sees 0 sees every
+ * completion's effects, observer calls included.  emu_get_accounting's
+ * figure is a statistic (no ordering). */
+int64_t emu_inflight_execs(void);
 
 /* ---- compute resources (tdrv) ------------------------------------------ */
 typedef struct tdrv_compute_resources {

@@ -96,12 +96,17 @@ void emu_work_discard(emu_work_t *w)
 	emu_work_free(w);
 }
 
+/* Observed and released before it is counted done: whoever waits for the
+ * device's in-flight count to reach zero (emu_inflight_execs) then sees the
+ * event and the released references, and may take the observer away (the
+ * fuzz runner's quiesce did, and TSan under the controlled scheduler saw a
+ * worker read the observer after the count had dropped). */
 void emu_work_finish(emu_work_t *w, NRT_STATUS status, bool cancelled)
 {
-	ks_atomic_add_quiet(&w->kmod->inflight, -1);
-	emu_count(&emu_cnt.inflight, -1);
-	emu_work_release(w);
 	emu_observe(cancelled ? EMU_EXEC_CANCEL : EMU_EXEC_COMPLETE, w, status);
+	ks_atomic_add_quiet(&w->kmod->inflight, -1);
+	emu_work_release(w);
+	emu_count(&emu_cnt.inflight, -1);
 }
 
 /* A hung execution completes only when its engine is told to stop. */
