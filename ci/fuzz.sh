@@ -23,6 +23,13 @@ case "$preset" in asan|msan|tsan) ;; *) echo "fuzz.sh: preset must be asan, msan
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || { echo "fuzz.sh: --minutes N, N >= 1" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KMGR_FUZZ_BUILD:-$root/build/$preset}
+# The tests' sanitizer options: without them TSan reports and keeps going
+# (halt_on_error=0), so a race would never become a finding.
+. "$root/sanitizers/env.sh"
+# TSan: no abort after the report.  Its death callback lets libFuzzer write
+# the crash file, then exits; an abort instead runs libFuzzer's deadly-signal
+# handler, whose stack printing can wedge inside TSan's malloc.
+[ "$preset" != tsan ] || export TSAN_OPTIONS="$TSAN_OPTIONS:abort_on_error=0"
 IFS=, read -r -a tlist <<<"$targets"
 for t in "${tlist[@]}"; do
 	[ -d "$root/corpus/$t" ] || { echo "fuzz.sh: unknown target $t" >&2; exit 2; }

@@ -1,10 +1,10 @@
 /*
  * target.h - the one contract behind every fuzz target: decode the input
  * into a program, let the target shape it (threads, mode, faults), run it
- * on a fresh runtime with the oracle.  KMGR_FUZZ_BACKEND=free runs the
- * threads free-running instead of under the controlled scheduler (the
- * baseline, and the default under TSan); KMGR_FUZZ_BACKEND=controlled
- * forces the scheduler.
+ * on a fresh runtime with the oracle, under the controlled scheduler (in
+ * every preset, TSan included: its fiber switches carry no happens-before
+ * edge, docs/scheduler.md).  KMGR_FUZZ_BACKEND=free runs the threads
+ * free-running instead (the baseline).
  */
 #ifndef KFUZZ_TARGET_H
 #define KFUZZ_TARGET_H
@@ -28,11 +28,6 @@ static inline int kfuzz_run(const uint8_t *data, size_t size, void (*shape)(kpro
 		const char *b = getenv("KMGR_FUZZ_BACKEND");
 
 		kprog_run_opts_init(&opts);
-#ifdef KMGR_TSAN
-		/* TSan is not told about the controlled backend's baton handoff, so
-		 * under it only free-running threads give meaningful reports */
-		opts.backend = KPROG_FREE;
-#endif
 		if (b)
 			opts.backend = strcmp(b, "free") ? KPROG_CONTROLLED : KPROG_FREE;
 		opts.verbose = getenv("KMGR_FUZZ_VERBOSE") != NULL;

@@ -10,10 +10,11 @@
  * Two backends, selected at run time:
  *   - production: straight pthread / C11 atomics, inlined below.  The only
  *     cost over a raw call is one relaxed load of ks__ctl_active and a
- *     predictable branch (see BENCHMARKS.md).
- *   - controlled (ctl.c and friends): real pthreads, but exactly one logical
- *     thread runs at a time and every wrapper call is a scheduling point.
- *     Lock state is owned by the scheduler; see docs/scheduler.md.
+ *     predictable branch: at most a cycle a call (BENCHMARKS.md).
+ *   - controlled (ctl.c and friends): exactly one logical thread runs at a
+ *     time (fibers, or real pthreads passing a baton) and every wrapper call
+ *     is a scheduling point.  Lock state is owned by the scheduler; see
+ *     docs/scheduler.md.
  *
  * Every call site passes KS_SITE (file:line) through the macros at the
  * bottom so that traces, deadlock reports and hang reports name the site.
