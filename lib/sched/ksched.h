@@ -45,10 +45,20 @@
  * ks_ctl_begin / ks_ctl_end, when no other logical thread exists. */
 extern _Atomic int ks__ctl_active;
 
+#if defined(KSCHED_PRODUCTION_ONLY)
+/* The installed library (lib/CMakeLists.txt): nothing in it can start a
+ * controlled run (ks_ctl_begin refuses), so every wrapper below compiles to
+ * the bare pthread / C11 call. */
+static inline bool ks_controlled(void)
+{
+	return false;
+}
+#else
 static inline bool ks_controlled(void)
 {
 	return KS_UNLIKELY(atomic_load_explicit(&ks__ctl_active, memory_order_relaxed));
 }
+#endif
 
 /* ---- objects ------------------------------------------------------------
  * The ctl_* fields belong to the controlled backend.  They are atomics so
