@@ -62,7 +62,11 @@ cp "$src/corpus/$target"/* "$tmp/work/" 2>/dev/null || true
 
 export KMGR_FUZZ_BACKEND=$backend
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
+# TSan: no abort after a report (its death callback lets libFuzzer write the
+# crash file and exit), and no report of libFuzzer's own malloc in its
+# deadly-signal handler, which would wedge the process before the crash file
+# is written (sanitizers/tsan.options says more)
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=0:report_signal_unsafe=0}
 # timestamp every libFuzzer line: INITED starts the clock
 set +e
 timeout -s KILL $((minutes * 60 + 120)) taskset -c "$cpu" "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
