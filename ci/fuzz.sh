@@ -53,13 +53,23 @@ for t in "${tlist[@]}"; do
 	cp -n "$root/corpus/$t"/* "$dir/corpus/" 2>/dev/null || true
 	opts=()
 	[ -f "$root/corpus/$t.dict" ] && opts+=("-dict=$root/corpus/$t.dict")
+	extra=()
+	if [ "$preset" = tsan ]; then
+		# No coverage feedback under TSan (see above): without keep_seed
+		# libFuzzer keeps one input of the corpus (the others add no feature)
+		# and mutates a single byte for the whole run.  Keep every seed, draw
+		# crossover partners from all of them, and start from the corpus the
+		# asan run grew when there is one.
+		opts+=(-keep_seed=1 -cross_over_uniform_dist=1)
+		[ -d "$root/fuzz-work/asan/$t/corpus" ] && extra+=("$root/fuzz-work/asan/$t/corpus")
+	fi
 	echo "== fuzz.sh: $t for ${share}s (log: $dir/fuzz.log)"
 	# findings of earlier runs stay where they are; only newer ones count
 	stamp=$dir/.run-start
 	: >"$stamp"
 	set +e
 	"$bin" "${opts[@]}" -max_total_time="$share" -timeout=25 -rss_limit_mb=4096 \
-		-print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" \
+		-print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" "${extra[@]}" \
 		2>&1 | tee "$dir/fuzz.log" | grep --line-buffered -E 'pulse|INITED|DONE|ORACLE|KSCHED|ERROR'
 	set -e
 	# fold what was found into the work corpus (only inputs that add coverage)
@@ -74,7 +84,7 @@ for t in "${tlist[@]}"; do
 	found=$((found + nf))
 	printf '%-12s %8s %8s %8s %8s\n' "$t" "${eps:--}" "${cov:--}" "$size" "$nf" >>"$summary"
 	for a in "${arts[@]}"; do
-		sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|kmgr error:|ERROR: [A-Za-z]+Sanitizer|ERROR: libFuzzer|runtime error' \
+		sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|DEVICE FAULT|kmgr error:|(ERROR|WARNING): [A-Za-z]+Sanitizer|ERROR: libFuzzer|runtime error' \
 			"$dir/fuzz.log" | cut -c1-100 || true)
 		repro="$bin $a"
 		if [ -x "$root/build/release/tools/kmgr-repro/kmgr-repro" ]; then

@@ -67,9 +67,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 # deadly-signal handler, which would wedge the process before the crash file
 # is written (sanitizers/tsan.options says more)
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=0:report_signal_unsafe=0}
+# TSan builds have no coverage feedback: keep every seed (ci/fuzz.sh says why)
+lf_opts=()
+[ "$preset" != tsan ] || lf_opts=(-keep_seed=1 -cross_over_uniform_dist=1)
 # timestamp every libFuzzer line: INITED starts the clock
 set +e
-timeout -s KILL $((minutes * 60 + 120)) taskset -c "$cpu" "$bin" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
+timeout -s KILL $((minutes * 60 + 120)) taskset -c "$cpu" "$bin" "${lf_opts[@]}" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
 	-artifact_prefix="$tmp/art/" -print_final_stats=1 "$tmp/work" 2>&1 |
 	while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$tmp/fuzz.log"
 set -e
@@ -80,8 +83,15 @@ if [ -z "$crash" ]; then
 	exit 1
 fi
 t_crash=$(find "$tmp/art/$crash" -printf '%T@')
-ttf=$(awk -v a="${t_init:-$t_crash}" -v b="$t_crash" 'BEGIN {printf "%.1f", b - a}')
-sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|kmgr error:|ERROR: (AddressSanitizer|ThreadSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: UndefinedBehavior|runtime error' "$tmp/fuzz.log" |
+# no INITED line: a shipped seed already failed while the corpus loaded
+if [ -n "$t_init" ]; then
+	ttf=$(awk -v a="$t_init" -v b="$t_crash" 'BEGIN {printf "%.1fs", b - a}')
+else
+	ttf=seed
+fi
+# the first line that names the failure (the sanitizer's, not libFuzzer's
+# "deadly signal" that follows an abort)
+sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|DEVICE FAULT|kmgr error:|(ERROR|WARNING): (AddressSanitizer|ThreadSanitizer|LeakSanitizer|MemorySanitizer)|SUMMARY: UndefinedBehavior|runtime error|ERROR: libFuzzer' "$tmp/fuzz.log" |
 	cut -d' ' -f2- | cut -c1-110 || true)
 fails=0
 for i in $(seq 10); do
@@ -92,5 +102,5 @@ for i in $(seq 10); do
 done
 mkdir -p "$src/fuzz-work/mutants"
 cp "$tmp/art/$crash" "$src/fuzz-work/mutants/$name-$target-$backend-$preset-$crash"
-echo "MUTANT $name target=$target backend=$backend preset=$preset found=yes ttf=${ttf}s" \
+echo "MUTANT $name target=$target backend=$backend preset=$preset found=yes ttf=${ttf}" \
 	"replay=$fails/10 input=fuzz-work/mutants/$name-$target-$backend-$preset-$crash sig=\"$sig\""
