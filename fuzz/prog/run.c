@@ -496,9 +496,13 @@ static void op_exec(unsigned i, const kprog_op_t *op)
 		return;
 	}
 	want = predict_exec(s.io, op->a[1], op->a[2], R.p->async, &alt);
+	/* One block of job ids for the whole op: the pending check looks at
+	 * first..last_ok, and ids taken one by one interleaved with other
+	 * threads' (a success of another op's job then passed for one of ours;
+	 * the faults and async targets found this in the oracle) */
+	first = (uint64_t)ks_atomic_add_quiet(&R.next_job, op->a[3] > 0 ? op->a[3] : 0) + 1;
 	for (int r = 0; r < op->a[3] && rc == NRT_SUCCESS; r++) {
-		job = (uint64_t)ks_atomic_add_quiet(&R.next_job, 1) + 1;
-		first = first ? first : job;
+		job = first + (uint64_t)r;
 		t0 = oracle_tick();
 		rc = kmgr_exec((H_NN){s.id}, pe->b.in, pe->b.out, job);
 		t1 = oracle_tick();
