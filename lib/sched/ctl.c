@@ -436,7 +436,7 @@ static void lthread_body(struct ks_lthread *t)
 {
 	if (!ks__failed() && setjmp(t->jb) == 0)
 		t->ret = t->fn(t->arg);
-	ks__tsan_release(&t->hb);
+	ks__tsan_release(t->hb);
 	ks__enter();
 	t->has_jb = false;
 	if (!ks__failed()) {
@@ -452,7 +452,7 @@ static void *trampoline(void *p)
 	struct ks_lthread *t = p;
 
 	tl_self = t;
-	ks__tsan_acquire(&t->hb);
+	ks__tsan_acquire(t->hb);
 	ks__enter();
 	baton_wait(t);
 	ks__leave();
@@ -472,7 +472,7 @@ static void fiber_entry(void)
 	for (;;) {
 		struct ks_lthread *next;
 
-		ks__tsan_acquire(&t->hb);
+		ks__tsan_acquire(t->hb);
 		lthread_body(t);
 		next = ks__g.exit_to;
 		ks__g.exit_to = NULL;
@@ -493,6 +493,32 @@ static int lthread_start(struct ks_lthread *t)
 	return pthread_create(&t->pt, NULL, trampoline, t);
 }
 
+/* A sync address per created thread (not per slot: a reused slot must not
+ * hand its new thread the release of the one before).  Wraps only after
+ * KS_HB_POOL creations in one run, far more than any program makes. */
+#define KS_HB_POOL 4096
+static char hb_pool[KS_HB_POOL];
+
+/* The lowest id whose thread finished and was joined, else a new one: a
+ * program that keeps creating and joining threads (the stage fan-out of
+ * every load) never runs out of the KS_CTL_MAX_THREADS ids, and ids stay a
+ * function of the schedule alone. */
+static struct ks_lthread *free_slot(void)
+{
+	for (int i = 1; i < ks__g.nthreads; i++) {
+		struct ks_lthread *t = &ks__g.thr[i];
+
+		if (t->joined && tstate(t) == KS_T_FINISHED) {
+			if (ks__g.fibers)
+				ks__fiber_release(i);
+			return t;
+		}
+	}
+	if (ks__g.nthreads >= KS_CTL_MAX_THREADS)
+		return NULL;
+	return &ks__g.thr[ks__g.nthreads++];
+}
+
 int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *), void *arg,
                          const char *site)
 {
@@ -500,13 +526,14 @@ int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *),
 	struct ks_lthread *t;
 	int rc;
 
-	if (ks__failed() || ks__g.nthreads >= KS_CTL_MAX_THREADS) {
+	t = free_slot();
+	if (ks__failed() || !t) {
 		ks__leave();
 		return EAGAIN;
 	}
-	t = &ks__g.thr[ks__g.nthreads++];
 	memset(t, 0, sizeof(*t));
-	t->id = ks__g.nthreads - 1;
+	t->id = (int)(t - ks__g.thr);
+	t->hb = &hb_pool[ks__g.created++ % KS_HB_POOL];
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "thread");
 	set_tstate(t, KS_T_RUNNABLE);
 	t->fn = fn;
@@ -515,7 +542,7 @@ int ks_ctl_thread_create(ks_thread_t *kt, const char *name, void *(*fn)(void *),
 	ks__strat_new_thread(t);
 	ks__leave();
 
-	ks__tsan_release(&t->hb);
+	ks__tsan_release(t->hb);
 	rc = lthread_start(t);
 
 	ks__enter();
@@ -559,7 +586,7 @@ int ks_ctl_thread_join(ks_thread_t *kt, void **ret, const char *site)
 	ks__leave();
 	if (started && !ks__g.fibers)
 		pthread_join(pt, NULL);
-	ks__tsan_acquire(&t->hb);
+	ks__tsan_acquire(t->hb);
 	if (ret)
 		*ret = t->ret;
 	return 0;
@@ -658,7 +685,7 @@ void ks_ctl_end(ks_ctl_result_t *res)
 	/* ks_ctl_end joins every logical thread: on the fiber engine the edge
 	 * a pthread_join gives is the finish -> join one of lthread_body. */
 	for (int i = 1; ks__g.fibers && i < ks__g.nthreads; i++)
-		ks__tsan_acquire(&ks__g.thr[i].hb);
+		ks__tsan_acquire(ks__g.thr[i].hb);
 	ks__enter();
 	if (res) {
 		memset(res, 0, sizeof(*res));
@@ -666,7 +693,7 @@ void ks_ctl_end(ks_ctl_result_t *res)
 		res->steps = ks__g.steps;
 		res->switches = ks__g.switches;
 		res->preemptions = ks__g.preemptions;
-		res->threads = (uint32_t)ks__g.nthreads;
+		res->threads = (uint32_t)(ks__g.created + 1);
 		res->trace = ks__trace;
 		res->ntrace = ks__g.ntrace;
 		res->step_hash = ks__g.step_hash;

@@ -61,7 +61,7 @@ struct ks_lthread {
 	void *ret;
 	const void *tag; /* ks_thread_tag */
 	pthread_t pt;    /* KS_ENGINE_THREADS */
-	char hb;         /* TSan sync address for create -> start and finish -> join */
+	char *hb;        /* TSan sync address for create -> start and finish -> join */
 };
 
 struct ks_sched {
@@ -69,7 +69,8 @@ struct ks_sched {
 	bool fibers;                /* cfg.engine == KS_ENGINE_FIBERS */
 	struct ks_lthread *exit_to; /* whom a finishing fiber switches to */
 	uint64_t max_steps;
-	int nthreads;
+	int nthreads;     /* slots in use, finished ones included */
+	uint64_t created; /* logical threads created, main excluded */
 	int cur;
 	uint64_t steps, switches, preemptions, order, step_hash;
 	uint64_t failed_steps;

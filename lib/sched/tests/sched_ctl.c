@@ -587,6 +587,46 @@ static void case_thread_tag(void)
 	}
 }
 
+/* ctl-1.14: a program that keeps creating and joining threads (the stage
+ * fan-out of every load does) is not limited to KS_CTL_MAX_THREADS threads
+ * a run: a joined thread's id is given again, the lowest first. */
+static ks_atomic_t spawned;
+
+static void *short_lived(void *arg)
+{
+	ks_atomic_add_quiet(&spawned, 1);
+	ks_yield();
+	return arg;
+}
+
+static void spawn_body(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3 * KS_CTL_MAX_THREADS; i++) {
+		ks_thread_t t[2];
+
+		KT_EQ(ks_thread_create(&t[0], "a", short_lived, NULL), 0);
+		KT_EQ(ks_thread_create(&t[1], "b", short_lived, NULL), 0);
+		KT_EQ(t[0].ctl_id, 1);
+		KT_EQ(t[1].ctl_id, 2);
+		KT_EQ(ks_thread_join(&t[0], NULL), 0);
+		KT_EQ(ks_thread_join(&t[1], NULL), 0);
+	}
+}
+
+static void case_slot_reuse(void)
+{
+	for (int e = KS_ENGINE_FIBERS; e <= KS_ENGINE_THREADS; e++) {
+		ks_ctl_result_t r;
+
+		ks_atomic_store(&spawned, 0);
+		r = on_engine((ks_engine_t)e, KS_STRAT_PCT, 7, NULL, 0, spawn_body);
+		KT_EQ(r.failure, KS_OK);
+		KT_EQ(ks_atomic_peek(&spawned), 6 * KS_CTL_MAX_THREADS);
+		KT_EQ(r.threads, 6 * KS_CTL_MAX_THREADS + 1);
+	}
+}
+
 /* Optional argument: run only the cases whose name starts with it. */
 static const char *only;
 #define CASE(name, fn)                                                                             \
@@ -611,5 +651,6 @@ int main(int argc, char **argv)
 	CASE("ctl-1.11 misc", case_misc);
 	CASE("ctl-1.12 engines agree", case_engines_agree);
 	CASE("ctl-1.13 thread tag", case_thread_tag);
+	CASE("ctl-1.14 ids of joined threads are reused", case_slot_reuse);
 	KT_DONE();
 }
