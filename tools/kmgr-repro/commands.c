@@ -16,12 +16,12 @@
 
 /* ---- options ------------------------------------------------------------ */
 
-enum { O_TARGET = 1, O_TIMES = 2, O_OUT = 4, O_TEXT = 8, O_NAME = 16 };
+enum { O_TARGET = 1, O_TIMES = 2, O_OUT = 4, O_TEXT = 8, O_NAME = 16, O_SHARED = 32 };
 
 typedef struct kr_opts {
 	const char *target, *out, *name, *file;
 	unsigned times;
-	bool text;
+	bool text, shared_prelude;
 	kr_run_opts_t run;
 } kr_opts_t;
 
@@ -70,6 +70,9 @@ static int parse_opts(int argc, char **argv, unsigned allowed, const char *help,
 			o->name = v;
 		} else if (!strcmp(a, "--text") && (allowed & O_TEXT)) {
 			o->text = true;
+			used = 0;
+		} else if (!strcmp(a, "--shared-prelude") && (allowed & O_SHARED)) {
+			o->shared_prelude = true;
 			used = 0;
 		} else if (a[0] != '-' && !o->file) {
 			o->file = a;
@@ -337,25 +340,26 @@ int kr_cmd_minimize(int argc, char **argv)
 /* ---- emit-c -------------------------------------------------------------- */
 
 static const char emit_help[] =
-    "usage: kmgr-repro emit-c FILE -o TEST.c [--target NAME] [--name NAME]\n"
+    "usage: kmgr-repro emit-c FILE -o TEST.c [--target NAME] [--name NAME] [--shared-prelude]\n"
     "Writes a standalone C regression test: the program spelled out as straight-line\n"
     "C (one function per logical thread) over the public API, kmgr.h, emu.h's\n"
     "accounting and the scheduler (kctl.h, KS_STRAT_BYTES with the program's decision\n"
     "bytes).  It aborts (sanitizer report, ORACLE line) or exits 1 while the bug is\n"
     "there and exits 0 on a correct library.  corpus/regressions/*.c are built and run\n"
-    "by ctest (label fuzz-regression).\n";
+    "by ctest (label fuzz-regression).  --shared-prelude writes #include \"prelude.c\"\n"
+    "instead of a copy of the runner: for tests kept in corpus/regressions/.\n";
 
 int kr_cmd_emit_c(int argc, char **argv)
 {
 	kr_opts_t o;
 	kr_input_t in;
-	int rc = parse_opts(argc, argv, O_TARGET | O_OUT | O_NAME, emit_help, &o);
+	int rc = parse_opts(argc, argv, O_TARGET | O_OUT | O_NAME | O_SHARED, emit_help, &o);
 
 	if (rc)
 		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
 	if (kr_input_load(&in, o.file, o.target))
 		return KR_EXIT_USAGE;
-	rc = kr_emit_c(&in, o.out, o.name) ? KR_EXIT_USAGE : KR_EXIT_OK;
+	rc = kr_emit_c(&in, o.out, o.name, o.shared_prelude) ? KR_EXIT_USAGE : KR_EXIT_OK;
 	kr_input_free(&in);
 	return rc;
 }

@@ -3,7 +3,9 @@
  * operations become straight-line calls, one function per logical thread;
  * the prelude (prelude.c, embedded at build time) is the runner's harness
  * without the kprog library; containers and the decision bytes are
- * embedded.  KS_STRAT_BYTES, not REPLAY: a trace recorded on the buggy
+ * embedded.  With shared_prelude the test includes prelude.c instead of
+ * carrying a copy (the tests kept in corpus/regressions/, which the build
+ * compiles with tools/kmgr-repro on the include path).  KS_STRAT_BYTES, not REPLAY: a trace recorded on the buggy
  * build may name a thread that is not runnable on the fixed one, while
  * decision bytes are a valid schedule on every build.
  */
@@ -35,6 +37,7 @@ typedef struct emit {
 	emodel_t m[KPROG_MAX_OPS];
 	unsigned nm;
 	int op_model[KPROG_MAX_OPS];
+	bool shared_prelude;
 } emit_t;
 
 static void bytes_out(FILE *f, const char *name, const uint8_t *b, size_t n)
@@ -281,7 +284,10 @@ static int emit_program(emit_t *e, const kr_input_t *in)
 
 	collect_models(e);
 	header(e, in);
-	fwrite(kr_prelude, 1, sizeof(kr_prelude) - 1, e->f);
+	if (e->shared_prelude)
+		fprintf(e->f, "#include \"prelude.c\" /* tools/kmgr-repro/prelude.c */\n");
+	else
+		fwrite(kr_prelude, 1, sizeof(kr_prelude) - 1, e->f);
 	fprintf(e->f, "\n/* ---- the program ---- */\n");
 	for (unsigned k = 0; k < e->nm; k++) {
 		snprintf(name, sizeof(name), "model_%u", k);
@@ -316,7 +322,7 @@ static void default_name(const char *out, char *name, size_t len)
 		snprintf(name, len, "regression");
 }
 
-int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name)
+int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool shared_prelude)
 {
 	static emit_t e;
 	char nbuf[128];
@@ -336,6 +342,7 @@ int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name)
 	memset(&e, 0, sizeof(e));
 	e.p = in->prog;
 	e.name = name;
+	e.shared_prelude = shared_prelude;
 	e.f = fopen(out_path, "w");
 	if (!e.f) {
 		fprintf(stderr, "kmgr-repro emit-c: cannot write %s: %s\n", out_path,

@@ -79,7 +79,8 @@ bool kr_project_frame(const char *file);
 int kr_cmd_run(int argc, char **argv);
 
 /* emitc.c */
-int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name);
+/* shared_prelude: #include "prelude.c" instead of a copy (in-tree tests) */
+int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool shared_prelude);
 
 /* commands.c */
 int kr_cmd_show(int argc, char **argv);

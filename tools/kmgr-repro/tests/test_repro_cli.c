@@ -255,6 +255,30 @@ static void t_triage(void)
 	KT_ASSERT(strstr(out_text, "3 file(s), 2 bucket(s)"));
 }
 
+/* repro-1.8: the tests kept in corpus/regressions/ are exactly what
+ * `emit-c --shared-prelude` writes (an include of prelude.c, no copy of it);
+ * without the flag the test carries the prelude itself. */
+static void t_shared_prelude(void)
+{
+	static char kept[1 << 16], shared[1 << 16], standalone[1 << 17];
+	const char *in = KREPRO_SRC_DIR "/corpus/regressions/concurrent/fuzz-1-exec-without-ref";
+	const char *name = "fuzz_1_exec_without_ref";
+
+	KT_EQ(RUN("emit-c", in, "-o", scratch("shared.c"), "--name", name, "--shared-prelude"), 0);
+	KT_EQ(RUN("emit-c", in, "-o", scratch("standalone.c"), "--name", name), 0);
+	kt_slurp(KREPRO_SRC_DIR "/corpus/regressions/fuzz_1_exec_without_ref.c", kept,
+	         sizeof(kept));
+	kt_slurp(scratch("shared.c"), shared, sizeof(shared));
+	kt_slurp(scratch("standalone.c"), standalone, sizeof(standalone));
+	KT_ASSERT(strstr(shared, "#include \"prelude.c\"") != NULL);
+	/* equal after the header comment, which names the input by its path */
+	KT_ASSERT(strstr(shared, "\n#include <") && strstr(kept, "\n#include <"));
+	KT_EQ(strcmp(strstr(shared, "\n#include <"), strstr(kept, "\n#include <")), 0);
+	KT_ASSERT(strstr(standalone, "#include \"prelude.c\"") == NULL);
+	KT_ASSERT(strstr(standalone, "the runner") != NULL);
+	KT_GT(strlen(standalone), strlen(shared) + 10000);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -275,5 +299,6 @@ int main(int argc, char **argv)
 	KT_CASE("repro-1.5 replay through a stress binary", t_replay_stress);
 	KT_CASE("repro-1.6 time limit", t_timeout);
 	KT_CASE("repro-1.7 triage", t_triage);
+	KT_CASE("repro-1.8 emit-c --shared-prelude", t_shared_prelude);
 	KT_DONE();
 }
