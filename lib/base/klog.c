@@ -12,6 +12,7 @@
 static _Atomic int klog_level = -1; /* -1: not read from the environment yet */
 static klog_sink_fn klog_sink;
 static void *klog_sink_ctx;
+static klog_filter_fn klog_filter;
 
 static const char *const klog_names[] = {"error", "warn", "info", "debug"};
 
@@ -46,12 +47,19 @@ void klog_set_sink(klog_sink_fn fn, void *ctx)
 	klog_sink_ctx = ctx;
 }
 
+void klog_set_filter(klog_filter_fn fn)
+{
+	klog_filter = fn;
+}
+
 void klog_emit(klog_level_t level, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
 
 	if ((int)level > (int)klog_get_level())
+		return;
+	if (klog_filter && !klog_filter(level, fmt))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

@@ -116,16 +116,29 @@ void kbl_free_compute_resources(tdrv_compute_resources_t *res)
 	kfree(res);
 }
 
+/* out[k] += in[k mod in_size], a whole input period at a time (no division
+ * per byte).  No coverage counters: the loop's only features would be the
+ * tensor sizes, and under a fuzzer a callback per byte was a tenth of an
+ * execution. */
+__attribute__((noinline, no_sanitize("coverage"))) static void
+formula_add(uint8_t *out, uint64_t out_size, const uint8_t *in, uint64_t in_size)
+{
+	if (!in_size)
+		return;
+	for (uint64_t base = 0; base < out_size; base += in_size) {
+		uint64_t n = out_size - base < in_size ? out_size - base : in_size;
+
+		for (uint64_t k = 0; k < n; k++)
+			out[base + k] = (uint8_t)(out[base + k] + in[k]);
+	}
+}
+
 void emu_compute_expected(uint32_t n_in, const uint8_t *const *in, const uint64_t *in_size,
                           uint32_t out_index, uint8_t *out, uint64_t out_size)
 {
 	memset(out, (uint8_t)(out_index + 1), out_size);
-	for (uint32_t i = 0; i < n_in; i++) {
-		if (!in_size[i])
-			continue;
-		for (uint64_t k = 0; k < out_size; k++)
-			out[k] = (uint8_t)(out[k] + in[i][k % in_size[i]]);
-	}
+	for (uint32_t i = 0; i < n_in; i++)
+		formula_add(out, out_size, in[i], in_size[i]);
 }
 
 void emu_compute_run(const tdrv_compute_resources_t *tdrv)
@@ -145,8 +158,7 @@ void emu_compute_run(const tdrv_compute_resources_t *tdrv)
 
 			if (ib->usage != NRT_TENSOR_USAGE_INPUT)
 				continue;
-			for (uint64_t k = 0; k < ob->size; k++)
-				ob->data[k] = (uint8_t)(ob->data[k] + ib->data[k % ib->size]);
+			formula_add(ob->data, ob->size, ib->data, ib->size);
 		}
 		j++;
 	}

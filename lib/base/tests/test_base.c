@@ -155,6 +155,33 @@ static void log_sink(void)
 	KT_STREQ(captured, "1:Failed to find model: 7|3:Unloading 7|");
 }
 
+/* base-3.2: a filter sees the level and the format string before the line
+ * is formatted, and only what it accepts reaches the sink; removing it
+ * restores every line at the level. */
+static int filter_calls;
+static bool only_freed(klog_level_t level, const char *fmt)
+{
+	filter_calls++;
+	return level == KLOG_ERROR && strstr(fmt, "freed") != NULL;
+}
+
+static void log_filter(void)
+{
+	captured[0] = 0;
+	klog_set_sink(capture, NULL);
+	klog_set_level(KLOG_WARN);
+	klog_set_filter(only_freed);
+	klog_error("model %u not found", 3u);
+	klog_error("tensor %s freed twice", "x");
+	klog_warn("freed %d", 1);
+	klog_debug("freed below the level %d", 2);
+	klog_set_filter(NULL);
+	klog_error("model %u not found", 4u);
+	klog_set_sink(NULL, NULL);
+	KT_EQ(filter_calls, 3); /* the debug line is dropped by the level first */
+	KT_STREQ(captured, "0:tensor x freed twice|0:model 4 not found|");
+}
+
 int main(void)
 {
 	KT_CASE("base-1.1 kalloc accounting", kalloc_accounting);
@@ -164,5 +191,6 @@ int main(void)
 	KT_CASE("base-2.3 fault text form", fault_text_form);
 	KT_CASE("base-2.4 fault site table", fault_site_table);
 	KT_CASE("base-3.1 log sink", log_sink);
+	KT_CASE("base-3.2 log filter", log_filter);
 	KT_DONE();
 }
