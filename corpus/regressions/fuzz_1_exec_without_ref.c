@@ -5,11 +5,12 @@
  * decision bytes; it aborts (sanitizer report or an ORACLE line) while the
  * bug is present and prints PASS on a correct library.
  *
- *   config mode=sync nc=4 qdepth=4 threads=2
- *   t0 load slot=0 tmpl=0 start=-1 count=-1
- *   t1 exec slot=0 in=dev out=dev repeat=1
- *   t0 unload slot=0
- *   sched 00 00 10 00 00 00 01
+ *   config mode=sync nc=2 qdepth=4 threads=3
+ *   t1 load slot=0 tmpl=0 start=-1 count=-1
+ *   t0 load slot=1 tmpl=0 start=-1 count=-1
+ *   t0 unload_all
+ *   t1 exec slot=0 in=virt out=dev repeat=3
+ *   sched 00 00 02 03 02 00 01 01 01 01 00 00 02
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -29,10 +30,10 @@
 
 #define KR_NAME "fuzz_1_exec_without_ref"
 #define KR_TARGET "concurrent"
-#define KR_NC 4u
+#define KR_NC 2u
 #define KR_ASYNC false
 #define KR_QDEPTH 4u
-#define KR_NTHREADS 2u
+#define KR_NTHREADS 3u
 #define KR_USE_FAULTS 0
 #define KR_FAULT_PLAN ""
 #define free_shape kfree
@@ -64,15 +65,16 @@ static const mio_t models[] = {
 };
 
 static const uint8_t sched[] = {
-	0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x02, 0x03, 0x02, 0x00, 0x01, 0x01, 0x01, 0x01, 0x00, 0x00,
+	0x02,
 };
 
 /* logical thread 0 */
 static void *thread_0(void *arg)
 {
 	(void)arg;
-	op_load(0, 0, &models[0], -1, -1);
-	op_unload(2, 0);
+	op_load(1, 1, &models[0], -1, -1);
+	op_unload_all(2);
 	return NULL;
 }
 
@@ -80,13 +82,21 @@ static void *thread_0(void *arg)
 static void *thread_1(void *arg)
 {
 	(void)arg;
-	op_exec(1, 0, DEV, DEV, 1);
+	op_load(0, 0, &models[0], -1, -1);
+	op_exec(3, 0, VIRT, DEV, 3);
+	return NULL;
+}
+
+/* logical thread 2 */
+static void *thread_2(void *arg)
+{
+	(void)arg;
 	return NULL;
 }
 
 int main(void)
 {
-	static void *(*const threads[])(void *) = {thread_0, thread_1};
+	static void *(*const threads[])(void *) = {thread_0, thread_1, thread_2};
 
-	return kr_run(threads, 2, sched, 7);
+	return kr_run(threads, 3, sched, 13);
 }

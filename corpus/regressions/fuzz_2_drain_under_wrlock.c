@@ -5,11 +5,11 @@
  * decision bytes; it aborts (sanitizer report or an ORACLE line) while the
  * bug is present and prints PASS on a correct library.
  *
- *   config mode=async nc=4 qdepth=4 threads=2
+ *   config mode=async nc=2 qdepth=1 threads=2
  *   t0 load slot=0 tmpl=0 start=-1 count=-1
  *   t1 exec slot=0 in=dev out=dev repeat=1
  *   t0 unload slot=0
- *   sched 00 00 40 00 00 00 01
+ *   sched 00 00 00 00 01 00 00 00 00 00 01
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -29,9 +29,9 @@
 
 #define KR_NAME "fuzz_2_drain_under_wrlock"
 #define KR_TARGET "async"
-#define KR_NC 4u
+#define KR_NC 2u
 #define KR_ASYNC true
-#define KR_QDEPTH 4u
+#define KR_QDEPTH 1u
 #define KR_NTHREADS 2u
 #define KR_USE_FAULTS 0
 #define KR_FAULT_PLAN ""
@@ -64,7 +64,7 @@ static const mio_t models[] = {
 };
 
 static const uint8_t sched[] = {
-	0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 };
 
 /* logical thread 0 */
@@ -88,5 +88,5 @@ int main(void)
 {
 	static void *(*const threads[])(void *) = {thread_0, thread_1};
 
-	return kr_run(threads, 2, sched, 7);
+	return kr_run(threads, 2, sched, 11);
 }

@@ -2,10 +2,12 @@
  * kprog_tool.c - `kprog`: programs between their two forms, and a runner.
  *   kprog print FILE           binary program (a fuzz input) -> text
  *   kprog parse TEXT OUT       text -> binary (how corpus seeds are made)
- *   kprog run FILE [--free] [-v] [--text] [--repeat N]
+ *   kprog run FILE [--free] [-v] [--text] [--repeat N] [--target T]
  *                              run it (N times) with the oracle; print the
  *                              result, runs per second and the scheduler's
- *                              decision trace
+ *                              decision trace; --target shapes the program
+ *                              as that fuzz target does (threads, mode,
+ *                              faults) before it runs
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,7 @@ static int cmd_run(int argc, char **argv)
 	kprog_run_opts_t o;
 	kprog_run_result_t r;
 	bool is_text = false;
+	const char *target = NULL;
 	long repeat = 1;
 	struct timespec a, b;
 
@@ -92,6 +95,8 @@ static int cmd_run(int argc, char **argv)
 			is_text = true;
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc && atol(argv[i + 1]) > 0)
 			repeat = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--target") && i + 1 < argc)
+			target = argv[++i];
 		else {
 			fprintf(stderr, "kprog run: unknown option %s\n", argv[i]);
 			return 2;
@@ -99,6 +104,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (load_program(argv[2], is_text))
 		return 1;
+	if (target && kprog_shape(target, &prog)) {
+		fprintf(stderr, "kprog run: unknown target %s\n", target);
+		return 2;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long k = 0; k < repeat; k++)
 		if (kprog_run(&prog, &o, &r)) {
@@ -131,6 +140,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
 	fprintf(stderr,
-	        "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] [--text]\n");
+	        "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] [--text] "
+	        "[--repeat N] [--target T]\n");
 	return 2;
 }

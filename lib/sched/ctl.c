@@ -249,17 +249,23 @@ static bool wake_sleepers(void)
 	return true;
 }
 
-/* The runnable threads, starting at self and in id order after it. */
+/* The runnable threads, starting at self and in id order after it.  A
+ * thread that yields goes last instead: it asked for the others to run, so
+ * index 0 (and the fallback once the decisions run out) is the next thread,
+ * and a polling loop does not spend the input's bits, or a hundred steps,
+ * on choosing to poll again. */
 static int candidates(const struct ks_lthread *self, struct ks_lthread **cand)
 {
 	int n = 0;
 
-	for (int i = 0; i < ks__g.nthreads; i++) {
+	for (int i = self->yielding ? 1 : 0; i < ks__g.nthreads; i++) {
 		struct ks_lthread *t = &ks__g.thr[(self->id + i) % ks__g.nthreads];
 
 		if (tstate(t) == KS_T_RUNNABLE)
 			cand[n++] = t;
 	}
+	if (self->yielding && tstate(self) == KS_T_RUNNABLE)
+		cand[n++] = (struct ks_lthread *)self;
 	return n;
 }
 

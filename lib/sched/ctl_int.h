@@ -55,7 +55,8 @@ struct ks_lthread {
 	uint64_t wake_ns;
 	int64_t prio; /* PCT */
 	bool started, joined, has_jb;
-	jmp_buf jb; /* where an aborted run unwinds this thread to */
+	bool yielding; /* at a ks_yield: the others come first (ctl.c) */
+	jmp_buf jb;    /* where an aborted run unwinds this thread to */
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;

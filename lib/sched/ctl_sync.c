@@ -275,7 +275,9 @@ void ks_ctl_yield(const char *site)
 		ks__failed_point();
 	} else {
 		ks__strat_lower(t);
+		t->yielding = true;
 		ks__point(t, site);
+		t->yielding = false;
 	}
 	ks__leave();
 }

@@ -313,6 +313,11 @@ KR_FN void op_load(unsigned i, unsigned slot, const mio_t *io, int start, int co
 	expect(i, "load", rc, want, want == NRT_INVALID ? NRT_UNSUPPORTED_NEFF_VERSION : want);
 	if (rc)
 		return;
+	/* the runner's id-order check: its read lock is two scheduling points,
+	 * which the decision bytes count on */
+	if (h.id > kmgr_last_nn_id())
+		kr_fail("id-order", "load returned id %u beyond last_nn_id %u", h.id,
+		        kmgr_last_nn_id());
 	if (kmgr_get_nc_info(h, &st, &cnt) != NRT_SUCCESS)
 		st = 0;
 	ks_mutex_lock(&R.lock);
@@ -661,16 +666,12 @@ static void async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64
 	atomic_store(&R.job_done[job_id].v, 1);
 }
 
+/* As the runner: the count is read with acquire order at a scheduling
+ * point (emu_inflight_execs), so that the steps match its. */
 static void quiesce(void)
 {
-	emu_accounting_t a;
-
-	for (;;) {
-		emu_get_accounting(&a);
-		if (a.inflight_execs == 0)
-			return;
+	while (emu_inflight_execs() != 0)
 		ks_usleep(50);
-	}
 }
 
 static void finish_pending(void)

@@ -627,6 +627,57 @@ static void case_slot_reuse(void)
 	}
 }
 
+/* ctl-1.15: a thread that yields goes last among the candidates.  With no
+ * decision bytes the other thread runs at the first yield, so a polling loop
+ * ends after one probe (it used to keep the poller, which then polled until
+ * the step bound); a byte can still keep the poller running: 0x04 spends
+ * bit 0 at the create, bit 1 at the first load and bit 2 = 1 at the first
+ * yield, which is index 1, the yielder itself, so it probes once more. */
+static ks_atomic_t poll_flag, poll_probes;
+
+static void *poll_setter(void *arg)
+{
+	ks_atomic_store(&poll_flag, 1);
+	return arg;
+}
+
+static void poll_body(void *arg)
+{
+	ks_thread_t t;
+
+	(void)arg;
+	KT_EQ(ks_thread_create(&t, "setter", poll_setter, NULL), 0);
+	while (!ks_atomic_load(&poll_flag)) {
+		ks_atomic_add_quiet(&poll_probes, 1);
+		ks_yield();
+	}
+	KT_EQ(ks_thread_join(&t, NULL), 0);
+}
+
+static void case_yield_goes_last(void)
+{
+	static const uint8_t keep_once[] = {0x04};
+
+	for (int e = KS_ENGINE_FIBERS; e <= KS_ENGINE_THREADS; e++) {
+		for (int with_byte = 0; with_byte < 2; with_byte++) {
+			ks_ctl_config_t cfg;
+			ks_ctl_result_t r;
+
+			ks_ctl_config_init(&cfg);
+			cfg.engine = (ks_engine_t)e;
+			cfg.strategy = KS_STRAT_BYTES;
+			cfg.bytes = with_byte ? keep_once : NULL;
+			cfg.nbytes = with_byte ? sizeof(keep_once) : 0;
+			cfg.max_steps = 10000;
+			ks_atomic_store(&poll_flag, 0);
+			ks_atomic_store(&poll_probes, 0);
+			r = run_with(&cfg, poll_body, NULL);
+			KT_EQ(r.failure, KS_OK);
+			KT_EQ(ks_atomic_peek(&poll_probes), with_byte ? 2 : 1);
+		}
+	}
+}
+
 /* Optional argument: run only the cases whose name starts with it. */
 static const char *only;
 #define CASE(name, fn)                                                                             \
@@ -652,5 +703,6 @@ int main(int argc, char **argv)
 	CASE("ctl-1.12 engines agree", case_engines_agree);
 	CASE("ctl-1.13 thread tag", case_thread_tag);
 	CASE("ctl-1.14 ids of joined threads are reused", case_slot_reuse);
+	CASE("ctl-1.15 a yielding thread goes last", case_yield_goes_last);
 	KT_DONE();
 }
