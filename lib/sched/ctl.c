@@ -440,10 +440,18 @@ struct ks_lthread *ks__enter_self(void)
  * engine has passed the baton on by then, the fiber engine does it next. */
 static void lthread_body(struct ks_lthread *t)
 {
+	void *volatile ret = NULL; /* volatile: live across the setjmp */
+
 	if (!ks__failed() && setjmp(t->jb) == 0)
-		t->ret = t->fn(t->arg);
+		ret = t->fn(t->arg);
 	ks__tsan_release(t->hb);
 	ks__enter();
+	/* Stored inside the ignore region, like every other field of the slot:
+	 * a joined thread's slot is given to the next thread created, maybe by
+	 * a thread that never synchronized with the joiner, and TSan would take
+	 * the two logical threads' stores for a race (the scheduler orders them;
+	 * its switches carry no edge, docs/scheduler.md). */
+	t->ret = ret;
 	t->has_jb = false;
 	if (!ks__failed()) {
 		set_tstate(t, KS_T_FINISHED);
@@ -571,6 +579,7 @@ int ks_ctl_thread_join(ks_thread_t *kt, void **ret, const char *site)
 	struct ks_lthread *t;
 	pthread_t pt;
 	bool started;
+	void *value;
 
 	if (!ks_controlled()) /* ks_ctl_end joined it already */
 		return 0;
@@ -589,12 +598,13 @@ int ks_ctl_thread_join(ks_thread_t *kt, void **ret, const char *site)
 	t->joined = true;
 	pt = t->pt;
 	started = t->started;
+	value = t->ret;
 	ks__leave();
 	if (started && !ks__g.fibers)
 		pthread_join(pt, NULL);
 	ks__tsan_acquire(t->hb);
 	if (ret)
-		*ret = t->ret;
+		*ret = value;
 	return 0;
 }
 

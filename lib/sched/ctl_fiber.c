@@ -26,8 +26,8 @@
  * gets its id (in this run or a later one).  That keeps ASan's fake stack
  * (detect_stack_use_after_return: 11 MiB mapped and cleared per new fiber)
  * across runs.  Not under TSan: a TSan fiber must start with an empty
- * shadow stack, so there every logical thread gets a fresh context and a
- * fresh TSan fiber.  After a failed run every fiber is resumed once to
+ * shadow stack, so there every logical thread gets a fresh context, a
+ * fresh TSan fiber and a freshly mapped stack.  After a failed run every fiber is resumed once to
  * unwind (ctl.c), so each ends parked, with its TSan ignores balanced.
  *
  * The switch code itself is not instrumented for TSan (KS_NO_TSAN): the
@@ -133,6 +133,16 @@ KS_NO_TSAN static void *stack_of(struct ks_fslot *f)
 {
 	void *map = f->map;
 
+#if defined(KMGR_TSAN)
+	/* A new TSan fiber must not inherit the shadow of its stack's last
+	 * fiber: a joined thread's id (and slot) is given again within a run,
+	 * and TSan took the two logical threads' frames for racing writes.
+	 * munmap clears that shadow; the next mmap starts clean. */
+	if (map) {
+		munmap(map, KS_FIBER_STACK + KS_FIBER_GUARD);
+		f->map = map = NULL;
+	}
+#endif
 	if (!map) {
 		map = mmap(NULL, KS_FIBER_STACK + KS_FIBER_GUARD, PROT_READ | PROT_WRITE,
 		           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -678,6 +678,76 @@ static void case_yield_goes_last(void)
 	}
 }
 
+/* ctl-1.16: a slot given again to a thread whose creator never
+ * synchronized with the slot's last thread.  A creates and joins X; B,
+ * asleep meanwhile (virtual time moves only when nobody can run, and the
+ * scheduler's switches carry no happens-before), then creates Y, which gets
+ * the lowest joined id: A's (main joined A before B woke; B never synced
+ * with main after that).  A and Y both return a value and run on that
+ * slot's stack:
+ * under TSan the slot's stored return value and the reused stack looked
+ * like racing writes of X and Y (found by the TSan concurrent target);
+ * elsewhere the case checks that Y got A's id and each join its own value. */
+static int reuse_x_id, reuse_y_id;
+
+static void *reuse_leaf(void *arg)
+{
+	volatile char frame[256];
+
+	for (size_t i = 0; i < sizeof(frame); i++)
+		frame[i] = (char)i;
+	return (void *)((uintptr_t)arg + frame[7]);
+}
+
+static void *reuse_a(void *arg)
+{
+	ks_thread_t x;
+	void *ret = NULL;
+
+	KT_EQ(ks_thread_create(&x, "x", reuse_leaf, (void *)(uintptr_t)100), 0);
+	reuse_x_id = x.ctl_id;
+	KT_EQ(ks_thread_join(&x, &ret), 0);
+	KT_EQ((uintptr_t)ret, 107);
+	return arg;
+}
+
+static void *reuse_b(void *arg)
+{
+	ks_thread_t y;
+	void *ret = NULL;
+
+	ks_usleep(1000);
+	KT_EQ(ks_thread_create(&y, "y", reuse_leaf, (void *)(uintptr_t)200), 0);
+	reuse_y_id = y.ctl_id;
+	KT_EQ(ks_thread_join(&y, &ret), 0);
+	KT_EQ((uintptr_t)ret, 207);
+	return arg;
+}
+
+static void reuse_body(void *arg)
+{
+	ks_thread_t a, b;
+
+	(void)arg;
+	KT_EQ(ks_thread_create(&a, "a", reuse_a, NULL), 0);
+	KT_EQ(ks_thread_create(&b, "b", reuse_b, NULL), 0);
+	KT_EQ(ks_thread_join(&a, NULL), 0);
+	KT_EQ(ks_thread_join(&b, NULL), 0);
+}
+
+static void case_slot_reuse_unsynchronized(void)
+{
+	for (int e = KS_ENGINE_FIBERS; e <= KS_ENGINE_THREADS; e++) {
+		ks_ctl_result_t r;
+
+		reuse_x_id = reuse_y_id = -1;
+		r = on_engine((ks_engine_t)e, KS_STRAT_BYTES, 0, NULL, 0, reuse_body);
+		KT_EQ(r.failure, KS_OK);
+		KT_EQ(reuse_x_id, 3);
+		KT_EQ(reuse_y_id, 1);
+	}
+}
+
 /* Optional argument: run only the cases whose name starts with it. */
 static const char *only;
 #define CASE(name, fn)                                                                             \
@@ -704,5 +774,6 @@ int main(int argc, char **argv)
 	CASE("ctl-1.13 thread tag", case_thread_tag);
 	CASE("ctl-1.14 ids of joined threads are reused", case_slot_reuse);
 	CASE("ctl-1.15 a yielding thread goes last", case_yield_goes_last);
+	CASE("ctl-1.16 a slot reused without synchronization", case_slot_reuse_unsynchronized);
 	KT_DONE();
 }
