@@ -27,8 +27,9 @@
  * (detect_stack_use_after_return: 11 MiB mapped and cleared per new fiber)
  * across runs.  Not under TSan: a TSan fiber must start with an empty
  * shadow stack, so there every logical thread gets a fresh context, a
- * fresh TSan fiber and a freshly mapped stack.  After a failed run every fiber is resumed once to
- * unwind (ctl.c), so each ends parked, with its TSan ignores balanced.
+ * fresh TSan fiber and a freshly mapped stack.  After a failed run every
+ * fiber is resumed once to unwind (ctl.c), so each ends parked, with its
+ * TSan ignores balanced.
  *
  * The switch code itself is not instrumented for TSan (KS_NO_TSAN): the
  * slots are the scheduler's, handed from fiber to fiber with no edge.
