@@ -36,5 +36,6 @@ NRT_STATUS kmodel__check_unique(const kmodel_t *m, uint32_t idx, const char *nam
 NRT_STATUS kmodel__check_io(const kmodel_t *m);
 
 uint32_t kmodel__crc32(const uint8_t *p, size_t n);
+size_t kmodel__count_zeros(const char *s, size_t n); /* leading NUL bytes of s[0..n) */
 
 #endif /* KMODEL_INT_H */

@@ -55,15 +55,15 @@ static NRT_STATUS parse_name(kmodel_rd_t *r, kmodel_t *h)
 	const char *s = (const char *)r->p + r->off;
 	const char *nul = memchr(s, 0, KMODEL_NAME_MAX);
 	size_t n = nul ? (size_t)(nul - s) : KMODEL_NAME_MAX;
+	size_t end;
 
 	r->off += KMODEL_NAME_MAX;
 	if (kmodel__check_model_name(s, n))
 		return NRT_INVALID;
-	for (size_t i = n; i < KMODEL_NAME_MAX; i++) {
-		if (s[i]) {
-			kmodel__bad(-1, "name", "byte %zu after the name is not NUL", i);
-			return NRT_INVALID;
-		}
+	end = n + kmodel__count_zeros(s + n, KMODEL_NAME_MAX - n);
+	if (end < KMODEL_NAME_MAX) {
+		kmodel__bad(-1, "name", "byte %zu after the name is not NUL", end);
+		return NRT_INVALID;
 	}
 	memcpy(h->name, s, n);
 	return NRT_SUCCESS;
