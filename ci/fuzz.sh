@@ -42,9 +42,11 @@ cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}")
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
 work=$root/fuzz-work/$preset
-summary=$work/summary.txt
 mkdir -p "$work"
-: >"$summary"
+# One summary file per invocation: two runs of the same preset at a time
+# (one per CPU) must not write into each other's table.
+summary=$(mktemp "$work/.summary.XXXXXX")
+trap 'rm -f "$summary"' EXIT
 found=0
 for t in "${tlist[@]}"; do
 	bin=$build/fuzz/$t
@@ -97,5 +99,6 @@ echo
 echo "== fuzz.sh summary (preset $preset, ${minutes} min, ${share}s per target)"
 printf '%-12s %8s %8s %8s %8s\n' target exec/s cov corpus findings
 cat "$summary"
+cp "$summary" "$work/summary.txt"
 [ "$found" -eq 0 ] || { echo "fuzz.sh: $found finding(s)"; exit 1; }
 echo "fuzz.sh: no findings"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# ci/fuzz-ab.sh BIN_A BIN_B CORPUS [--seconds N] [--dict FILE]
+# A/B speed of two builds of one libFuzzer target, for BENCHMARKS.md.  On a
+# shared 2-core machine two runs of one build differ by 10-15%, more than
+# most changes; so A and B run at the same time, A on CPU 0 and B on CPU 1,
+# then swapped, each from its own copy of CORPUS (a frozen corpus: the same
+# starting inputs for both) with -seed=1.  Prints each run's exec/s and
+# B/A over the two rounds.
+set -euo pipefail
+
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 3 ] || usage
+a=$1 b=$2 corpus=$3; shift 3
+secs=20 dict=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) secs=$2; shift 2 ;;
+	--dict) dict=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+for f in "$a" "$b"; do [ -x "$f" ] || { echo "fuzz-ab: $f is not an executable" >&2; exit 2; }; done
+[ -d "$corpus" ] || { echo "fuzz-ab: $corpus is not a directory" >&2; exit 2; }
+[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || { echo "fuzz-ab: --seconds N, N >= 1" >&2; exit 2; }
+[ -z "$dict" ] || [ -f "$dict" ] || { echo "fuzz-ab: no dictionary $dict" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/sanitizers/env.sh"
+tmp=$(mktemp -d /tmp/fuzz-ab.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# run BIN CPU TAG: one timed run from a fresh copy of the corpus
+run() {
+	local w=$tmp/$3
+	mkdir -p "$w"
+	cp -r "$corpus/." "$w/"
+	taskset -c "$2" "$1" -seed=1 -max_total_time="$secs" -print_final_stats=1 \
+		${dict:+-dict="$dict"} -max_len=4096 "$w" >"$tmp/$3.log" 2>&1 || true
+	awk '/average_exec_per_sec/ {print $2}' "$tmp/$3.log"
+}
+
+run "$a" 0 a1 >"$tmp/a1" & run "$b" 1 b1 >"$tmp/b1"; wait
+run "$a" 1 a2 >"$tmp/a2" & run "$b" 0 b2 >"$tmp/b2"; wait
+a1=$(cat "$tmp/a1") a2=$(cat "$tmp/a2") b1=$(cat "$tmp/b1") b2=$(cat "$tmp/b2")
+[ -n "$a1" ] && [ -n "$a2" ] && [ -n "$b1" ] && [ -n "$b2" ] ||
+	{ echo "fuzz-ab: a run printed no exec/s; logs in $tmp" >&2; trap - EXIT; exit 1; }
+awk -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" 'BEGIN {
+	printf "A: %d %d exec/s  B: %d %d exec/s  B/A = %.2f\n", a1, a2, b1, b2, (b1 + b2) / (a1 + a2) }'
