@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # run BIN CPU TAG: one timed run from a fresh copy of the corpus
 run() {
-	local w=$tmp/$3
+	local w=$tmp/work-$3
 	mkdir -p "$w"
 	cp -r "$corpus/." "$w/"
 	taskset -c "$2" "$1" -seed=1 -max_total_time="$secs" -print_final_stats=1 \
@@ -38,9 +38,9 @@ run() {
 	awk '/average_exec_per_sec/ {print $2}' "$tmp/$3.log"
 }
 
-run "$a" 0 a1 >"$tmp/a1" & run "$b" 1 b1 >"$tmp/b1"; wait
-run "$a" 1 a2 >"$tmp/a2" & run "$b" 0 b2 >"$tmp/b2"; wait
-a1=$(cat "$tmp/a1") a2=$(cat "$tmp/a2") b1=$(cat "$tmp/b1") b2=$(cat "$tmp/b2")
+run "$a" 0 a1 >"$tmp/a1.eps" & run "$b" 1 b1 >"$tmp/b1.eps"; wait
+run "$a" 1 a2 >"$tmp/a2.eps" & run "$b" 0 b2 >"$tmp/b2.eps"; wait
+a1=$(cat "$tmp/a1.eps") a2=$(cat "$tmp/a2.eps") b1=$(cat "$tmp/b1.eps") b2=$(cat "$tmp/b2.eps")
 [ -n "$a1" ] && [ -n "$a2" ] && [ -n "$b1" ] && [ -n "$b2" ] ||
 	{ echo "fuzz-ab: a run printed no exec/s; logs in $tmp" >&2; trap - EXIT; exit 1; }
 awk -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" 'BEGIN {
