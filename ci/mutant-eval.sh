@@ -95,8 +95,10 @@ sig=$(grep -m1 -E 'ORACLE:|KSCHED [A-Z]+|DEVICE FAULT|kmgr error:|(ERROR|WARNING
 	cut -d' ' -f2- | cut -c1-110 || true)
 fails=0
 for i in $(seq 10); do
-	# KILL: a TSan report in a process that is also handling a signal can wedge it
-	if ! timeout -s KILL 120 taskset -c "$cpu" "$bin" "$tmp/art/$crash" >"$tmp/replay.$i.log" 2>&1; then
+	# KILL: a TSan report in a process that is also handling a signal can wedge it.
+	# The subshell keeps the shell's "Aborted" line for a failing replay in
+	# that replay's log instead of the terminal.
+	if ! (timeout -s KILL 120 taskset -c "$cpu" "$bin" "$tmp/art/$crash") >"$tmp/replay.$i.log" 2>&1; then
 		fails=$((fails + 1))
 	fi
 done
