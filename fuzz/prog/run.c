@@ -1203,7 +1203,10 @@ static bool keep_line(klog_level_t level, const char *fmt)
 {
 	static _Atomic uint64_t seen[256];
 	uint64_t key = (uint64_t)(uintptr_t)fmt << 1;
-	_Atomic uint64_t *e = &seen[((uintptr_t)fmt >> 3) % 256];
+	/* Fibonacci hashing of the address, as the scheduler's site cache
+	 * (lib/sched/ctl.c): under ASan literals lie 32 or 64 bytes apart, and
+	 * the low bits alone would use one slot in four or eight */
+	_Atomic uint64_t *e = &seen[((uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15ull) >> 56];
 	uint64_t v;
 	bool keep;
 
