@@ -18,6 +18,7 @@
 #include <nrt/nrt_async.h>
 
 #include "base/kalloc.h"
+#include "base/kattr.h"
 #include "base/kfault.h"
 #include "base/klog.h"
 #include "emu/emu.h"
@@ -165,19 +166,17 @@ static void prepare_models(const kprog_t *p)
 
 /* ---- tensors of one execution ----------------------------------------- */
 
-/* Byte loops over tensor data carry no coverage counters: their only
- * features would be tensor sizes, and a comparison callback per byte was
- * the largest single cost of checking an execution. */
-#define NO_COVERAGE __attribute__((noinline, no_sanitize("coverage")))
-
-NO_COVERAGE static void fill_pattern(uint8_t *p, uint64_t n, uint8_t first, uint8_t step)
+/* Byte loops over tensor data carry no coverage counters (KATTR_NO_COVERAGE):
+ * a comparison callback per byte was the largest single cost of checking an
+ * execution. */
+KATTR_NO_COVERAGE static void fill_pattern(uint8_t *p, uint64_t n, uint8_t first, uint8_t step)
 {
 	for (uint64_t k = 0; k < n; k++)
 		p[k] = (uint8_t)(first + k * step);
 }
 
 /* The index of the first byte where a and b differ, or n. */
-NO_COVERAGE static uint64_t first_difference(const uint8_t *a, const uint8_t *b, uint64_t n)
+KATTR_NO_COVERAGE static uint64_t first_difference(const uint8_t *a, const uint8_t *b, uint64_t n)
 {
 	uint64_t k = 0;
 
@@ -1167,7 +1166,7 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
  * that are not thread-safe, and this runs on library threads.  No coverage
  * either: a byte-by-byte scan of log text would only feed the fuzzer
  * features about the wording of messages. */
-NO_COVERAGE static bool contains(const char *s, const char *w)
+KATTR_NO_COVERAGE static bool contains(const char *s, const char *w)
 {
 	for (; *s; s++) {
 		size_t k = 0;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kattr.h"
+
 struct kbl_binding {
 	emu_dev_ref_t dev;
 	uint8_t *data;
@@ -120,8 +122,8 @@ void kbl_free_compute_resources(tdrv_compute_resources_t *res)
  * per byte).  No coverage counters: the loop's only features would be the
  * tensor sizes, and under a fuzzer a callback per byte was a tenth of an
  * execution. */
-__attribute__((noinline, no_sanitize("coverage"))) static void
-formula_add(uint8_t *out, uint64_t out_size, const uint8_t *in, uint64_t in_size)
+KATTR_NO_COVERAGE static void formula_add(uint8_t *out, uint64_t out_size, const uint8_t *in,
+                                          uint64_t in_size)
 {
 	if (!in_size)
 		return;

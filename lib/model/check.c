@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/kattr.h"
 #include "base/klog.h"
 #include "kmodel_int.h"
 
@@ -149,7 +150,7 @@ static const uint32_t kmodel_crc_table[256] = {
 
 /* No coverage for these byte loops: each has one edge, and its compare per
  * byte cost the fuzzers more than the parse around it. */
-__attribute__((no_sanitize("coverage"))) size_t kmodel__count_zeros(const char *s, size_t n)
+KATTR_NO_COVERAGE size_t kmodel__count_zeros(const char *s, size_t n)
 {
 	size_t i = 0;
 
@@ -158,7 +159,7 @@ __attribute__((no_sanitize("coverage"))) size_t kmodel__count_zeros(const char *
 	return i;
 }
 
-__attribute__((no_sanitize("coverage"))) uint32_t kmodel__crc32(const uint8_t *p, size_t n)
+KATTR_NO_COVERAGE uint32_t kmodel__crc32(const uint8_t *p, size_t n)
 {
 	uint32_t c = 0xffffffffu;
 
