@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# ci/fuzz-ab.sh BIN_A BIN_B CORPUS [--seconds N] [--dict FILE]
+# ci/fuzz-ab.sh BIN_A BIN_B CORPUS [--seconds N] [--dict FILE] [--b-options OPTS]
 # A/B speed of two builds of one libFuzzer target, for BENCHMARKS.md.  On a
 # shared 2-core machine two runs of one build differ by 10-15%, more than
 # most changes; so A and B run at the same time, A on CPU 0 and B on CPU 1,
 # then swapped, each from its own copy of CORPUS (a frozen corpus: the same
-# starting inputs for both) with -seed=1.  Prints each run's exec/s and
-# B/A over the two rounds.
+# starting inputs for both) with -seed=1.  --b-options appends OPTS to B's
+# sanitizer options (A=1:B=2), to compare runtime options on one binary.
+# Prints each run's exec/s and B/A over the two rounds.
 set -euo pipefail
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 3 ] || usage
 a=$1 b=$2 corpus=$3; shift 3
-secs=20 dict=""
+secs=20 dict="" bopts=""
 while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage # every option takes a value
 	case "$1" in
 	--seconds) secs=$2; shift 2 ;;
 	--dict) dict=$2; shift 2 ;;
+	--b-options) bopts=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -28,18 +31,20 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/fuzz-ab.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# run BIN CPU TAG: one timed run from a fresh copy of the corpus
+# run BIN CPU TAG [EXTRA]: one timed run from a fresh copy of the corpus,
+# EXTRA appended to the sanitizer options
 run() {
-	local w=$tmp/work-$3
+	local w=$tmp/work-$3 x=${4:+:$4}
 	mkdir -p "$w"
 	cp -r "$corpus/." "$w/"
-	taskset -c "$2" "$1" -seed=1 -max_total_time="$secs" -print_final_stats=1 \
+	ASAN_OPTIONS=$ASAN_OPTIONS$x MSAN_OPTIONS=$MSAN_OPTIONS$x TSAN_OPTIONS=$TSAN_OPTIONS$x \
+		taskset -c "$2" "$1" -seed=1 -max_total_time="$secs" -print_final_stats=1 \
 		${dict:+-dict="$dict"} -max_len=4096 "$w" >"$tmp/$3.log" 2>&1 || true
 	awk '/average_exec_per_sec/ {print $2}' "$tmp/$3.log"
 }
 
-run "$a" 0 a1 >"$tmp/a1.eps" & run "$b" 1 b1 >"$tmp/b1.eps"; wait
-run "$a" 1 a2 >"$tmp/a2.eps" & run "$b" 0 b2 >"$tmp/b2.eps"; wait
+run "$a" 0 a1 >"$tmp/a1.eps" & run "$b" 1 b1 "$bopts" >"$tmp/b1.eps"; wait
+run "$a" 1 a2 >"$tmp/a2.eps" & run "$b" 0 b2 "$bopts" >"$tmp/b2.eps"; wait
 a1=$(cat "$tmp/a1.eps") a2=$(cat "$tmp/a2.eps") b1=$(cat "$tmp/b1.eps") b2=$(cat "$tmp/b2.eps")
 [ -n "$a1" ] && [ -n "$a2" ] && [ -n "$b1" ] && [ -n "$b2" ] ||
 	{ echo "fuzz-ab: a run printed no exec/s; logs in $tmp" >&2; trap - EXIT; exit 1; }
