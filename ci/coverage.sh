@@ -11,8 +11,8 @@ build=${KMGR_COV_BUILD:-$root/build/coverage}
 html=""
 [ "${1:-}" = "--html" ] && html=${2:?--html DIR}
 targets=(model_parse api_seq concurrent async faults)
-profdata=$(command -v llvm-profdata || command -v llvm-profdata-14)
-cov=$(command -v llvm-cov || command -v llvm-cov-14)
+profdata=$(command -v llvm-profdata-19 || command -v llvm-profdata)
+cov=$(command -v llvm-cov-19 || command -v llvm-cov)
 
 [ -f "$build/build.ninja" ] || cmake --preset coverage -S "$root" -B "$build" >/dev/null
 cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${targets[@]}")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/deps.sh - install what a fresh Debian 12 machine lacks to build and
-# test kmgr-fuzz: clang, llvm tools, compiler-rt (libFuzzer and the
+# test kmgr-fuzz: clang-19 (and clang-14), llvm tools, compiler-rt (libFuzzer and the
 # sanitizer runtimes), AFL++, jemalloc, cmake, ninja, clang-format.
 # Idempotent: a no-op when everything is present.  Needs root to install.
 set -euo pipefail
@@ -9,11 +9,16 @@ missing=()
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
 need_file() { compgen -G "$1" >/dev/null || missing+=("$2"); }
 
+# clang-19 is the toolchain of every libFuzzer/sanitizer preset (its inline
+# counters give TSan no false positives); clang-14 stays for the
+# asan-clang14 fallback preset and for AFL++ (Debian's afl++ is built on it).
+need_cmd clang-19 clang-19
+need_file "/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a" libclang-rt-19-dev
+need_cmd llvm-profdata-19 llvm-19
+need_cmd llvm-cov-19 llvm-19
 need_cmd clang clang
-need_cmd llvm-profdata llvm
-need_cmd llvm-cov llvm
 need_cmd llvm-symbolizer llvm
-need_file "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" libclang-rt-dev
+need_file "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" libclang-rt-14-dev
 need_cmd afl-clang-fast afl++
 need_file "/usr/include/jemalloc/jemalloc.h" libjemalloc-dev
 need_cmd cmake cmake

@@ -15,7 +15,7 @@ targets=(model_parse api_seq concurrent async faults)
 local_check=0
 if [ "${1:-}" = "--local-check" ]; then
 	local_check=1
-	export CC=${CC:-clang}
+	export CC=${CC:-clang-19}
 	export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 	export LIB_FUZZING_ENGINE="-fsanitize=fuzzer"
 	OUT=$(mktemp -d /tmp/oss-fuzz-out.XXXXXX)
