@@ -310,6 +310,40 @@ static inline int64_t ks_atomic_add_quiet(ks_atomic_t *a, int64_t v)
 	return atomic_fetch_add(&a->v, v);
 }
 
+/* The rest of the quiet family, for harness bookkeeping (the fuzz runner's
+ * job table, the oracle's history, fault-site hit counters): sequentially
+ * consistent like the scheduled forms, but never a scheduling point, so
+ * nothing outside lib/sched needs to reach into ks_atomic_t.v. */
+static inline int64_t ks_atomic_load_quiet(const ks_atomic_t *a)
+{
+	return atomic_load((_Atomic int64_t *)&a->v);
+}
+
+static inline void ks_atomic_store_quiet(ks_atomic_t *a, int64_t v)
+{
+	atomic_store(&a->v, v);
+}
+
+/* Back to zero between runs. */
+static inline void ks_atomic_reset(ks_atomic_t *a)
+{
+	atomic_store(&a->v, 0);
+}
+
+static inline bool ks_atomic_cas_quiet(ks_atomic_t *a, int64_t *expected, int64_t desired)
+{
+	return atomic_compare_exchange_strong(&a->v, expected, desired);
+}
+
+/* Raises *a to v if v is larger; returns the value before. */
+static inline int64_t ks_atomic_max_quiet(ks_atomic_t *a, int64_t v)
+{
+	int64_t cur = atomic_load(&a->v);
+	while (cur < v && !atomic_compare_exchange_weak(&a->v, &cur, v))
+		;
+	return cur;
+}
+
 /* Reads without a scheduling point: for statistics and assertions that
  * must not perturb the schedule (never for protocol decisions). */
 static inline int64_t ks_atomic_peek(const ks_atomic_t *a)
