@@ -1,6 +1,7 @@
 /*
- * torture_int.h - what the parts of the common module (torture.c, args.c,
- * watchdog.c) share and the binaries do not need.
+ * torture_int.h - what the parts of the common module (torture.c,
+ * torture_stats.c, torture_models.c, torture_observer.c, args.c, watchdog.c)
+ * share and the binaries do not need.
  */
 #ifndef TORTURE_INT_H
 #define TORTURE_INT_H
@@ -29,7 +30,10 @@ void torture_finish_stalled(torture_t *t, const char *why) __attribute__((noretu
 
 /* torture.c */
 void torture_atomic_set(ks_atomic_t *a, int64_t v);
+
+/* torture_stats.c */
 const char *torture_stat_name(int i);
+void torture_hist_merge(torture_hist_t *dst, const torture_hist_t *src);
 int torture_cmdline(const torture_t *t, char *buf, size_t len);
 void torture_summary(torture_t *t, const torture_hist_t *hist, int rc, const char *repro);
 
