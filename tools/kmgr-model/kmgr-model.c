@@ -20,6 +20,7 @@
 #include "base/kalloc.h"
 #include "base/kfault.h"
 #include "base/klog.h"
+#include "kfile.h"
 #include "model/kmodel.h"
 
 #define EXIT_BAD 2
@@ -130,17 +131,11 @@ static int add_tensor_arg(kmodel_t *m, const char *arg, nrt_tensor_usage_t usage
 	return 0;
 }
 
+/* Whole or not at all (kfile.h): a failed write leaves an existing FILE. */
 static int write_file(const char *path, const uint8_t *buf, size_t len)
 {
-	FILE *f = fopen(path, "wb");
-	int bad;
-
-	if (!f)
-		return fail("%s: %s", path, strerror(errno));
-	bad = fwrite(buf, 1, len, f) != len;
-	bad |= fclose(f) != 0;
-	if (bad)
-		return fail("%s: write failed", path);
+	if (kfile_write(path, buf, len))
+		return fail("cannot write %s: %s", path, strerror(errno));
 	return 0;
 }
 

@@ -150,6 +150,13 @@ static void classify(kr_outcome_t *o, bool timed_out)
 	kr_signature(o->report, o->signature, sizeof(o->signature));
 	if (o->signature[0])
 		return;
+	/* exit 2 is every tool's usage error (a stress binary refusing a field
+	 * of its repro file): the file is unusable, nothing was reproduced */
+	if (WIFEXITED(st) && WEXITSTATUS(st) == KR_EXIT_USAGE) {
+		o->failed = false;
+		o->usage = true;
+		return;
+	}
 	if (WIFSIGNALED(st))
 		snprintf(o->signature, sizeof(o->signature), "signal %s", strsignal(WTERMSIG(st)));
 	else

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "kfile.h"
 #include "model/kmodel.h"
 #include "repro.h"
 
@@ -172,7 +173,8 @@ static const char replay_help[] =
     "Runs FILE N times (default 1) in a child under this build, with its recorded\n"
     "schedule (the program's decision bytes; stress files through `stress_X --replay`),\n"
     "and prints each run's outcome and crash signature (-v: the whole report).\n"
-    "Exit 0 when every run reproduced the same signature, 1 otherwise.\n";
+    "Exit 0 when every run reproduced the same signature, 1 otherwise, 2 when the\n"
+    "child refused the file (its exit 2 without a report: a usage error, no crash).\n";
 
 int kr_cmd_replay(int argc, char **argv)
 {
@@ -191,7 +193,11 @@ int kr_cmd_replay(int argc, char **argv)
 	for (unsigned i = 0; i < o.times; i++) {
 		kr_outcome_t out;
 
-		if (kr_run_child(&in, &o.run, &out)) {
+		if (kr_run_child(&in, &o.run, &out) || out.usage) {
+			if (out.usage)
+				fprintf(stderr,
+				        "kmgr-repro replay: %s: usage error of the child: %.*s\n",
+				        in.path, (int)strcspn(out.report, "\n"), out.report);
 			kr_outcome_free(&out);
 			kr_input_free(&in);
 			return KR_EXIT_USAGE;
@@ -320,15 +326,19 @@ int kr_cmd_minimize(int argc, char **argv)
 		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
 	if (kr_input_load(&in, o.file, o.target))
 		return KR_EXIT_USAGE;
-	if (in.kind == KR_PROGRAM && kr_write_program(o.out, in.prog, in.target, o.text)) {
-		kr_input_free(&in); /* found out now, not after the minimization */
-		return KR_EXIT_USAGE;
-	}
 	if (in.kind != KR_PROGRAM) {
 		fprintf(stderr,
 		        "kmgr-repro minimize: %s is not a program (model_parse inputs: "
 		        "libFuzzer -minimize_crash; stress: --replay)\n",
 		        in.path);
+		kr_input_free(&in);
+		return KR_EXIT_USAGE;
+	}
+	/* found out now, not after the minimization; OUT stays as it is until
+	 * there is a smaller program to write */
+	if (kfile_probe(o.out)) {
+		fprintf(stderr, "kmgr-repro minimize: cannot write %s: %s\n", o.out,
+		        strerror(errno));
 		kr_input_free(&in);
 		return KR_EXIT_USAGE;
 	}
@@ -424,6 +434,8 @@ static void triage_file(const char *path, const kr_opts_t *o)
 	}
 	if (kr_run_child(&in, &o->run, &out))
 		add("(could not run)", path, size);
+	else if (out.usage)
+		add("(unusable file)", path, size); /* its binary refused it: no crash */
 	else
 		add(out.failed ? out.signature : "(no failure)", path, size);
 	kr_outcome_free(&out);

@@ -11,9 +11,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "kfile.h"
 #include "kr_prelude.h"
 #include "model/kmodel.h"
 #include "repro.h"
@@ -50,6 +52,37 @@ static void bytes_out(FILE *f, const char *name, const uint8_t *b, size_t n)
 	fprintf(f, "\n};\n");
 }
 
+/* s as a C string literal: printable ASCII as is except the quote, the
+ * backslash and '?' (no trigraph can form); every other byte as a
+ * three-digit octal escape, which a following digit cannot extend. */
+static void c_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\' || *c == '?')
+			fprintf(f, "\\%c", *c);
+		else if (*c >= 0x20 && *c < 0x7f)
+			fputc(*c, f);
+		else
+			fprintf(f, "\\%03o", *c);
+	}
+	fputc('"', f);
+}
+
+/* s inside a block comment, at most max bytes of it: '*' (which could
+ * open or close the comment with a neighbouring '/'), '?' (trigraphs),
+ * '\\' (line splices) and non-printable bytes become \\xHH, so a path
+ * cannot end the comment or trip -Wcomment / -Wtrigraphs. */
+static void c_comment(FILE *f, const char *s, size_t max)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c && max; c++, max--) {
+		if (*c == '*' || *c == '?' || *c == '\\' || *c < 0x20 || *c >= 0x7f)
+			fprintf(f, "\\x%02x", *c);
+		else
+			fputc(*c, f);
+	}
+}
+
 static void collect_models(emit_t *e)
 {
 	unsigned ninline = 0;
@@ -79,15 +112,6 @@ static void collect_models(emit_t *e)
 	}
 }
 
-static void name_out(FILE *f, const char *name)
-{
-	fprintf(f, "\"");
-	for (const char *c = name; *c; c++)
-		fprintf(f, isalnum((unsigned char)*c) || *c == '_' ? "%c" : "\\%03o",
-		        (unsigned char)*c);
-	fprintf(f, "\"");
-}
-
 /* Names (or sizes) of the inputs, then the outputs, in model order. */
 static void io_list(FILE *f, const kmodel_t *km, bool sizes)
 {
@@ -104,7 +128,7 @@ static void io_list(FILE *f, const kmodel_t *km, bool sizes)
 			if (sizes)
 				fprintf(f, "%llu", (unsigned long long)t->size);
 			else
-				name_out(f, t->name);
+				c_string(f, t->name);
 		}
 	fprintf(f, "}");
 }
@@ -228,14 +252,20 @@ static void header(emit_t *e, const kr_input_t *in)
 	FILE *f = e->f;
 
 	kprog_print(e->p, text, sizeof(text));
-	fprintf(f,
-	        "/*\n * %s.c - regression test emitted by kmgr-repro (target %s) from\n *   %s\n"
-	        " * It replays the program below under the controlled scheduler with its\n"
-	        " * decision bytes; it aborts (sanitizer report or an ORACLE line) while the\n"
-	        " * bug is present and prints PASS on a correct library.\n *\n",
-	        e->name, in->target, in->path);
-	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
-		fprintf(f, " *   %.*s\n", 96, l);
+	fprintf(f, "/*\n * ");
+	c_comment(f, e->name, SIZE_MAX);
+	fprintf(f, ".c - regression test emitted by kmgr-repro (target %s) from\n *   ",
+	        in->target);
+	c_comment(f, in->path, SIZE_MAX);
+	fprintf(f, "\n"
+	           " * It replays the program below under the controlled scheduler with its\n"
+	           " * decision bytes; it aborts (sanitizer report or an ORACLE line) while the\n"
+	           " * bug is present and prints PASS on a correct library.\n *\n");
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		fprintf(f, " *   ");
+		c_comment(f, l, 96);
+		fprintf(f, "\n");
+	}
 	fprintf(
 	    f,
 	    " */\n#include <stdarg.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
@@ -248,13 +278,17 @@ static void header(emit_t *e, const kr_input_t *in)
 	           "#include \"kmgr/kmgr.h\"\n#include \"sched/kctl.h\"\n\n");
 	if (e->p->plan.n)
 		kfault_plan_format(&e->p->plan, plan, sizeof(plan));
-	fprintf(
-	    f,
-	    "#define KR_NAME \"%s\"\n#define KR_TARGET \"%s\"\n#define KR_NC %uu\n"
-	    "#define KR_ASYNC %s\n#define KR_QDEPTH %uu\n#define KR_NTHREADS %uu\n"
-	    "#define KR_USE_FAULTS %d\n#define KR_FAULT_PLAN \"%s\"\n#define free_shape kfree\n\n",
-	    e->name, in->target, e->p->nc, e->p->async ? "true" : "false", e->p->qdepth,
-	    e->p->nthreads, uses_faults(e->p), plan);
+	fprintf(f, "#define KR_NAME ");
+	c_string(f, e->name);
+	fprintf(f, "\n#define KR_TARGET ");
+	c_string(f, in->target);
+	fprintf(f,
+	        "\n#define KR_NC %uu\n#define KR_ASYNC %s\n#define KR_QDEPTH %uu\n"
+	        "#define KR_NTHREADS %uu\n#define KR_USE_FAULTS %d\n#define KR_FAULT_PLAN ",
+	        e->p->nc, e->p->async ? "true" : "false", e->p->qdepth, e->p->nthreads,
+	        uses_faults(e->p));
+	c_string(f, plan);
+	fprintf(f, "\n#define free_shape kfree\n\n");
 }
 
 static void threads(emit_t *e)
@@ -278,7 +312,8 @@ static void threads(emit_t *e)
 	        e->p->nsched);
 }
 
-static int emit_program(emit_t *e, const kr_input_t *in)
+/* Write errors stay in the stream for kfile_commit to report. */
+static void emit_program(emit_t *e, const kr_input_t *in)
 {
 	char name[32];
 
@@ -303,7 +338,6 @@ static int emit_program(emit_t *e, const kr_input_t *in)
 	fprintf(e->f, "};\n\n");
 	bytes_out(e->f, "sched", e->p->sched, e->p->nsched);
 	threads(e);
-	return 0;
 }
 
 /* A test name from the output path: its base name without ".c". */
@@ -326,7 +360,7 @@ int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool
 {
 	static emit_t e;
 	char nbuf[128];
-	int rc;
+	kfile_t kf;
 
 	if (in->kind != KR_PROGRAM) {
 		fprintf(stderr, "kmgr-repro emit-c: %s is not a program of a program target (%s)\n",
@@ -343,15 +377,16 @@ int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool
 	e.p = in->prog;
 	e.name = name;
 	e.shared_prelude = shared_prelude;
-	e.f = fopen(out_path, "w");
+	e.f = kfile_open(&kf, out_path);
 	if (!e.f) {
 		fprintf(stderr, "kmgr-repro emit-c: cannot write %s: %s\n", out_path,
 		        strerror(errno));
 		return -1;
 	}
-	rc = emit_program(&e, in);
-	if (fclose(e.f) || rc) {
-		fprintf(stderr, "kmgr-repro emit-c: cannot write %s\n", out_path);
+	emit_program(&e, in);
+	if (kfile_commit(&kf)) {
+		fprintf(stderr, "kmgr-repro emit-c: cannot write %s: %s\n", out_path,
+		        strerror(errno));
 		return -1;
 	}
 	printf("wrote %s: %u ops in %u thread(s), %u decision bytes\n", out_path, in->prog->nops,

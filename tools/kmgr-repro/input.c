@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kfile.h"
 #include "repro.h"
 
 #define HEADER "# kmgr-repro target="
@@ -261,24 +262,25 @@ int kr_write_program(const char *path, const kprog_t *p, const char *target, boo
 {
 	static char buf[1 << 18];
 	size_t n;
-	FILE *f = fopen(path, "wb");
+	kfile_t kf;
 
-	if (!f) {
+	if (!kfile_open(&kf, path)) {
 		fprintf(stderr, "kmgr-repro: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (text) {
-		fprintf(f, HEADER "%s\n", target);
+		fprintf(kf.f, HEADER "%s\n", target);
 		n = kprog_print(p, buf, sizeof(buf));
 	} else {
 		n = kprog_encode(p, (uint8_t *)buf, sizeof(buf));
 	}
-	if (n >= sizeof(buf) || fwrite(buf, 1, n, f) != n) {
-		fclose(f);
-		fprintf(stderr, "kmgr-repro: cannot write %s\n", path);
+	if (n >= sizeof(buf)) {
+		kfile_abort(&kf);
+		fprintf(stderr, "kmgr-repro: cannot write %s: the program is too large\n", path);
 		return -1;
 	}
-	if (fclose(f)) {
+	fwrite(buf, 1, n, kf.f); /* an error stays in the stream for kfile_commit */
+	if (kfile_commit(&kf)) {
 		fprintf(stderr, "kmgr-repro: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}

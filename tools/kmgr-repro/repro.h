@@ -49,6 +49,7 @@ int kr_write_program(const char *path, const kprog_t *p, const char *target, boo
 /* child.c */
 typedef struct kr_outcome {
 	bool failed;         /* non-zero exit, a signal or the time limit */
+	bool usage;          /* exit 2 without a report: the child refused the file */
 	char signature[512]; /* empty when !failed */
 	int status;          /* wait status */
 	double seconds;

@@ -197,6 +197,8 @@ static void fake_stress(const char *mode)
 	snprintf(text, sizeof(text),
 	         "#!/bin/sh\n"
 	         "[ \"%s\" = sleep ] && exec sleep 30\n"
+	         "[ \"%s\" = usage ] && echo \"stress_fake: threads 'zzz': not a number\" >&2 &&"
+	         " exit 2\n"
 	         "echo '==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020' >&2\n"
 	         "echo 'READ of size 8 at 0x6020 thread T1' >&2\n"
 	         "echo '    #0 0x55 in __asan_memcpy /build/compiler-rt/asan.cpp:22:3' >&2\n"
@@ -208,7 +210,7 @@ static void fake_stress(const char *mode)
 	         "echo '' >&2\n"
 	         "echo '    #0 0x60 in free_model %s/lib/kmgr/unload.c:1:1' >&2\n"
 	         "exit 1\n",
-	         mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
+	         mode, mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
 	         KREPRO_SRC_DIR, KREPRO_SRC_DIR);
 	write_file(scratch("stress_fake"), text, strlen(text), true);
 }
@@ -279,6 +281,26 @@ static void t_shared_prelude(void)
 	KT_GT(strlen(standalone), strlen(shared) + 10000);
 }
 
+/* repro-1.9: a child that refuses its file (exit 2, a usage line, no
+ * report: a stress repro with `threads zzz`) reproduced nothing: replay
+ * says so in one line and exits 2; triage files it as unusable, in no
+ * crash bucket. */
+static void t_usage_child(void)
+{
+	const char *repro = scratch("bad-field.repro");
+
+	write_text(repro, "binary stress_fake\nthreads zzz\n");
+	fake_stress("usage");
+	EXPECT_BAD("replay", repro, "--times", "3");
+	KT_ASSERT(strstr(err_text, "usage error of the child: stress_fake: threads 'zzz'"));
+	KT_ASSERT(!strstr(out_text, "reproduced"));
+	mkdir(scratch("tri-usage"), 0755);
+	write_text(scratch("tri-usage/bad.repro"), "binary stress_fake\nthreads zzz\n");
+	KT_EQ(RUN("triage", scratch("tri-usage")), 0);
+	KT_ASSERT(strstr(out_text, "    1  (unusable file)  smallest: "));
+	KT_ASSERT(strstr(out_text, "1 file(s), 1 bucket(s)"));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -300,5 +322,6 @@ int main(int argc, char **argv)
 	KT_CASE("repro-1.6 time limit", t_timeout);
 	KT_CASE("repro-1.7 triage", t_triage);
 	KT_CASE("repro-1.8 emit-c --shared-prelude", t_shared_prelude);
+	KT_CASE("repro-1.9 a child's usage error is no reproduction", t_usage_child);
 	KT_DONE();
 }

@@ -1,0 +1,143 @@
+/*
+ * kfile.c - output files written whole or not at all (kfile.h).
+ */
+#include "kfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* In place: the destination exists and is not a regular file. */
+static FILE *open_in_place(kfile_t *kf, const char *path)
+{
+	kf->tmp[0] = 0;
+	snprintf(kf->dest, sizeof(kf->dest), "%s", path);
+	kf->f = fopen(path, "w");
+	return kf->f;
+}
+
+/* O_EXCL with a name of our own: the mode follows the umask, as a plain
+ * fopen's would (mkstemp's is 0600). */
+static int create_tmp(kfile_t *kf)
+{
+	static unsigned counter;
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		int fd, n;
+
+		n = snprintf(kf->tmp, sizeof(kf->tmp), "%s.tmp-%d-%u", kf->dest, (int)getpid(),
+		             counter++);
+		if (n < 0 || (size_t)n >= sizeof(kf->tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = open(kf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+FILE *kfile_open(kfile_t *kf, const char *path)
+{
+	struct stat st;
+	char *real = NULL;
+	int fd, err;
+
+	memset(kf, 0, sizeof(*kf));
+	signal(SIGXFSZ, SIG_IGN);
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return open_in_place(kf, path);
+		/* through a symbolic link: replace the file, keep the link */
+		real = realpath(path, NULL);
+	}
+	if (snprintf(kf->dest, sizeof(kf->dest), "%s", real ? real : path) >=
+	    (int)sizeof(kf->dest)) {
+		free(real);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	free(real);
+	fd = create_tmp(kf);
+	if (fd < 0)
+		return NULL;
+	kf->f = fdopen(fd, "w");
+	if (!kf->f) {
+		err = errno;
+		close(fd);
+		unlink(kf->tmp);
+		errno = err;
+	}
+	return kf->f;
+}
+
+int kfile_commit(kfile_t *kf)
+{
+	int bad, err = 0;
+
+	bad = fflush(kf->f) != 0 || ferror(kf->f);
+	if (bad)
+		err = errno ? errno : EIO;
+	/* fsync before rename, or a crash can leave an empty file under the
+	 * old name; a device written in place may not support it (EINVAL) */
+	if (!bad && kf->tmp[0] && fsync(fileno(kf->f)) != 0) {
+		bad = 1;
+		err = errno;
+	}
+	if (fclose(kf->f) != 0 && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	kf->f = NULL;
+	if (!bad && kf->tmp[0] && rename(kf->tmp, kf->dest) != 0) {
+		bad = 1;
+		err = errno;
+	}
+	if (bad && kf->tmp[0])
+		unlink(kf->tmp);
+	errno = err;
+	return bad ? -1 : 0;
+}
+
+void kfile_abort(kfile_t *kf)
+{
+	if (kf->f)
+		fclose(kf->f);
+	kf->f = NULL;
+	if (kf->tmp[0])
+		unlink(kf->tmp);
+}
+
+int kfile_probe(const char *path)
+{
+	struct stat st;
+	kfile_t kf;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return access(path, W_OK);
+	if (!kfile_open(&kf, path))
+		return -1;
+	kfile_abort(&kf);
+	return 0;
+}
+
+int kfile_write(const char *path, const void *data, size_t len)
+{
+	kfile_t kf;
+	int err;
+
+	if (!kfile_open(&kf, path))
+		return -1;
+	if (fwrite(data, 1, len, kf.f) != len) {
+		err = errno ? errno : EIO;
+		kfile_abort(&kf);
+		errno = err;
+		return -1;
+	}
+	return kfile_commit(&kf);
+}

@@ -1,0 +1,47 @@
+/*
+ * kfile.h - writing an output file of a tool so that a failed write leaves
+ * nothing half-written: the bytes go to a temporary file in the same
+ * directory, which replaces the destination only after every write, the
+ * flush, fsync and close succeeded.  On any failure the temporary file is
+ * removed and an existing destination is left as it was.
+ *
+ * A destination that exists and is not a regular file (/dev/stdout,
+ * /dev/full, a FIFO) is written in place, with every error still checked:
+ * replacing a device node by a file would be worse than a short write.
+ * A symbolic link to a regular file is followed (the link stays).
+ *
+ * For tools and stress binaries, not the library: kfile_open ignores
+ * SIGXFSZ so that a file size limit (ulimit -f) is a write error to report
+ * rather than a kill that leaves the temporary file behind.
+ */
+#ifndef KFILE_H
+#define KFILE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct kfile {
+	FILE *f;             /* write here between open and commit/abort */
+	char dest[PATH_MAX]; /* what the caller named (after symbolic links) */
+	char tmp[PATH_MAX];  /* "" when writing in place */
+} kfile_t;
+
+/* Opens a temporary file next to path.  Returns kf->f, or NULL with errno
+ * set and nothing created. */
+FILE *kfile_open(kfile_t *kf, const char *path);
+/* Flushes, syncs, closes and renames onto the destination.  Returns 0, or
+ * -1 with errno set, the temporary file removed and the destination as it
+ * was.  kf->f is closed either way. */
+int kfile_commit(kfile_t *kf);
+/* Closes and removes the temporary file (the caller's own failure). */
+void kfile_abort(kfile_t *kf);
+/* Would kfile_open(path) succeed?  Creates and removes a temporary file
+ * (for a destination written in place: access(W_OK)); path itself is not
+ * touched.  For a tool that finds out before long work, not after it.
+ * Returns 0, or -1 with errno set. */
+int kfile_probe(const char *path);
+/* kfile_open + one write of len bytes + kfile_commit. */
+int kfile_write(const char *path, const void *data, size_t len);
+
+#endif /* KFILE_H */
