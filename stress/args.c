@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(KMGR_ASAN) || defined(KMGR_TSAN) || defined(KMGR_MSAN)
@@ -51,7 +52,10 @@ static void torture_usage(const torture_t *t, FILE *f)
 	    t->ops->name, t->ops->summary, TORTURE_MAX_MODELS);
 }
 
-static int torture_num(const char *opt, const char *s, uint64_t max, uint64_t *out)
+/* Every error is one line: "WHERE: OPT: what", WHERE the binary's name or
+ * "NAME: --replay FILE:LINE" for a line of a repro file. */
+static int torture_num(const char *where, const char *opt, const char *s, uint64_t max,
+                       uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -65,30 +69,31 @@ static int torture_num(const char *opt, const char *s, uint64_t max, uint64_t *o
 	*out = v;
 	return 0;
 bad:
-	fprintf(stderr, "%s: expected a number up to %" PRIu64 ", got '%s'\n", opt, max,
+	fprintf(stderr, "%s: %s: expected a number up to %" PRIu64 ", got '%s'\n", where, opt, max,
 	        s ? s : "(nothing)");
 	return -1;
 }
 
-static int torture_str(const char *opt, const char *s, char *dst, size_t len)
+static int torture_str(const char *where, const char *opt, const char *s, char *dst, size_t len)
 {
 	if (!s || strlen(s) >= len) {
-		fprintf(stderr, "%s: expected a value of fewer than %zu characters\n", opt, len);
+		fprintf(stderr, "%s: %s: expected a value of fewer than %zu characters\n", where,
+		        opt, len);
 		return -1;
 	}
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
 
-static int torture_set_u32(const char *opt, const char *v, uint32_t min, uint32_t max,
-                           uint32_t *dst)
+static int torture_set_u32(const char *where, const char *opt, const char *v, uint32_t min,
+                           uint32_t max, uint32_t *dst)
 {
 	uint64_t n;
 
-	if (torture_num(opt, v, max, &n) != 0)
+	if (torture_num(where, opt, v, max, &n) != 0)
 		return -1;
 	if (n < min) {
-		fprintf(stderr, "%s: at least %u\n", opt, min);
+		fprintf(stderr, "%s: %s: at least %u\n", where, opt, min);
 		return -1;
 	}
 	*dst = (uint32_t)n;
@@ -97,31 +102,34 @@ static int torture_set_u32(const char *opt, const char *v, uint32_t min, uint32_
 
 static int torture_load_replay(torture_t *t, const char *path);
 
-/* One option with its value (NULL for flags); -1 on a bad one. */
-static int torture_option(torture_t *t, const char *opt, const char *v, bool *seconds_set)
+/* One option with its value (NULL for flags); -1 after its one error line. */
+static int torture_option(torture_t *t, const char *where, const char *opt, const char *v,
+                          bool *seconds_set)
 {
 	torture_knobs_t *k = &t->k;
 
 	if (!strcmp(opt, "threads"))
-		return torture_set_u32("--threads", v, 1, TORTURE_MAX_THREADS - 8, &k->threads);
+		return torture_set_u32(where, "--threads", v, 1, TORTURE_MAX_THREADS - 8,
+		                       &k->threads);
 	if (!strcmp(opt, "seconds")) {
 		*seconds_set = true;
-		return torture_set_u32("--seconds", v, 0, 7 * 24 * 3600, &k->seconds);
+		return torture_set_u32(where, "--seconds", v, 0, 7 * 24 * 3600, &k->seconds);
 	}
 	if (!strcmp(opt, "ops"))
-		return torture_num("--ops", v, UINT64_MAX >> 8, &k->ops);
+		return torture_num(where, "--ops", v, UINT64_MAX >> 8, &k->ops);
 	if (!strcmp(opt, "seed"))
-		return torture_num("--seed", v, UINT64_MAX, &k->seed);
+		return torture_num(where, "--seed", v, UINT64_MAX, &k->seed);
 	if (!strcmp(opt, "models"))
-		return torture_set_u32("--models", v, 1, TORTURE_MAX_MODELS, &k->models);
+		return torture_set_u32(where, "--models", v, 1, TORTURE_MAX_MODELS, &k->models);
 	if (!strcmp(opt, "queue-depth"))
-		return torture_set_u32("--queue-depth", v, 1, 4096, &k->queue_depth);
+		return torture_set_u32(where, "--queue-depth", v, 1, 4096, &k->queue_depth);
 	if (!strcmp(opt, "stall-seconds"))
-		return torture_set_u32("--stall-seconds", v, 1, 24 * 3600, &k->stall_seconds);
+		return torture_set_u32(where, "--stall-seconds", v, 1, 24 * 3600,
+		                       &k->stall_seconds);
 	if (!strcmp(opt, "pct-depth"))
-		return torture_set_u32("--pct-depth", v, 1, 64, &k->pct_depth);
+		return torture_set_u32(where, "--pct-depth", v, 1, 64, &k->pct_depth);
 	if (!strcmp(opt, "max-steps"))
-		return torture_num("--max-steps", v, UINT64_MAX >> 8, &k->max_steps);
+		return torture_num(where, "--max-steps", v, UINT64_MAX >> 8, &k->max_steps);
 	if (!strcmp(opt, "controlled")) {
 		k->controlled = !v || strcmp(v, "0") != 0;
 		return 0;
@@ -130,18 +138,18 @@ static int torture_option(torture_t *t, const char *opt, const char *v, bool *se
 		kfault_plan_t plan;
 		char err[200];
 
-		if (torture_str("--fault", v, k->fault, sizeof(k->fault)) != 0)
+		if (torture_str(where, "--fault", v, k->fault, sizeof(k->fault)) != 0)
 			return -1;
 		if (k->fault[0] && kfault_plan_parse(k->fault, &plan, err, sizeof(err)) != 0) {
-			fprintf(stderr, "--fault '%s': %s\n", k->fault, err);
+			fprintf(stderr, "%s: --fault '%s': %s\n", where, k->fault, err);
 			return -1;
 		}
 		return 0;
 	}
 	if (!strcmp(opt, "json"))
-		return torture_str("--json", v, k->json, sizeof(k->json));
+		return torture_str(where, "--json", v, k->json, sizeof(k->json));
 	if (!strcmp(opt, "repro-dir"))
-		return torture_str("--repro-dir", v, k->repro_dir, sizeof(k->repro_dir));
+		return torture_str(where, "--repro-dir", v, k->repro_dir, sizeof(k->repro_dir));
 	if (!strcmp(opt, "replay"))
 		return torture_load_replay(t, v);
 	if (!strcmp(opt, "trace")) {
@@ -151,12 +159,12 @@ static int torture_option(torture_t *t, const char *opt, const char *v, bool *se
 		if (!v || !*v)
 			return 0;
 		if (ks_ctl_trace_parse(v, &k->trace, &k->ntrace) != 0) {
-			fprintf(stderr, "trace: not a decision list\n");
+			fprintf(stderr, "%s: trace: not a decision list\n", where);
 			return -1;
 		}
 		return 0;
 	}
-	fprintf(stderr, "unknown option --%s\n", opt);
+	fprintf(stderr, "%s: unknown option --%s\n", where, opt);
 	return -1;
 }
 
@@ -179,48 +187,101 @@ static bool torture_is_flag(const char *opt)
 	       !strcmp(opt, "help");
 }
 
-/* A repro file: "key value" lines; '#' comments; unknown keys are errors
- * except the informational ones. */
-static int torture_load_replay(torture_t *t, const char *path)
+/* The largest repro file a run writes: a header of a few lines and a trace
+ * of at most KS_CTL_TRACE_MAX (2^20) decisions of up to 4 characters each. */
+#define TORTURE_REPLAY_MAX (8u << 20)
+
+/* Opens a repro file: a regular file (not a directory, /dev/zero or a
+ * FIFO) of at most TORTURE_REPLAY_MAX bytes, with one line on error. */
+static FILE *torture_open_replay(const torture_t *t, const char *path)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	bool dummy = false;
-	int rc = 0, lineno = 0;
+	struct stat st;
 	FILE *f;
 
-	if (!path || !(f = fopen(path, "r"))) {
-		fprintf(stderr, "--replay %s: %s\n", path ? path : "(nothing)",
-		        path ? strerror(errno) : "expected a file");
+	if (!path || !*path) {
+		fprintf(stderr, "%s: --replay: expected a file\n", t->ops->name);
+		return NULL;
+	}
+	f = fopen(path, "r");
+	if (!f || fstat(fileno(f), &st) != 0) {
+		fprintf(stderr, "%s: --replay %s: %s\n", t->ops->name, path, strerror(errno));
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)TORTURE_REPLAY_MAX) {
+		fprintf(stderr, "%s: --replay %s: %s\n", t->ops->name, path,
+		        S_ISREG(st.st_mode) ? "larger than a repro file can be (8 MiB)"
+		                            : "not a regular file");
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* One "key value" line of a repro file: its binary (must be this one),
+ * informational keys, or an option; a nested replay would recurse. */
+static int torture_replay_line(torture_t *t, const char *where, char *line, bool *binary)
+{
+	char *sp = strchr(line, ' ');
+	const char *val = sp ? sp + 1 : "";
+	bool dummy = false;
+
+	if (sp)
+		*sp = 0;
+	if (!strcmp(line, "binary")) {
+		*binary = true;
+		if (strcmp(val, t->ops->name) == 0)
+			return 0;
+		fprintf(stderr, "%s: a repro of %s, not of %s\n", where, val, t->ops->name);
 		return -1;
 	}
+	if (!strcmp(line, "why") || !strcmp(line, "command") || !strcmp(line, "result"))
+		return 0;
+	if (!strcmp(line, "replay")) {
+		fprintf(stderr, "%s: a repro file cannot replay another\n", where);
+		return -1;
+	}
+	return torture_option(t, where, line, val, &dummy);
+}
+
+/* A repro file: "key value" lines; '#' comments; a `binary` line naming
+ * this binary is required, unknown keys are errors except the
+ * informational ones. */
+static int torture_load_replay(torture_t *t, const char *path)
+{
+	char *line = NULL, where[700];
+	size_t cap = 0, total = 0;
+	bool binary = false;
+	int rc = 0, lineno = 0;
+	ssize_t got;
+	FILE *f = torture_open_replay(t, path);
+
+	if (!f)
+		return -1;
 	snprintf(t->k.trace_file, sizeof(t->k.trace_file), "%s", path);
-	while (rc == 0 && getline(&line, &cap, f) >= 0) {
-		char *sp, *val;
-		size_t n = strlen(line);
+	while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+		size_t n = (size_t)got;
 
 		lineno++;
+		snprintf(where, sizeof(where), "%s: --replay %s:%d", t->ops->name, path, lineno);
+		total += n;
+		if (total > TORTURE_REPLAY_MAX || strlen(line) != n) {
+			fprintf(stderr, "%s: %s\n", where,
+			        total > TORTURE_REPLAY_MAX ? "the file grew past 8 MiB"
+			                                   : "a NUL byte: not a text file");
+			rc = -1;
+			break;
+		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = 0;
-		if (!n || line[0] == '#')
-			continue;
-		sp = strchr(line, ' ');
-		val = sp ? sp + 1 : "";
-		if (sp)
-			*sp = 0;
-		if (!strcmp(line, "binary")) {
-			if (strcmp(val, t->ops->name) != 0) {
-				fprintf(stderr, "--replay %s: a repro of %s, not of %s\n", path,
-				        val, t->ops->name);
-				rc = -1;
-			}
-			continue;
-		}
-		if (!strcmp(line, "why") || !strcmp(line, "command") || !strcmp(line, "result"))
-			continue;
-		rc = torture_option(t, line, val, &dummy);
-		if (rc)
-			fprintf(stderr, "--replay %s:%d: bad line\n", path, lineno);
+		if (n && line[0] != '#')
+			rc = torture_replay_line(t, where, line, &binary);
+	}
+	if (rc == 0 && !binary) {
+		fprintf(stderr, "%s: --replay %s: no `binary` line: not a repro file\n",
+		        t->ops->name, path);
+		rc = -1;
 	}
 	free(line);
 	fclose(f);
@@ -254,8 +315,11 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 		opt = a + 2;
 		eq = strchr(opt, '=');
 		if (eq) {
-			if ((size_t)(eq - opt) >= sizeof(name))
-				goto bad;
+			if ((size_t)(eq - opt) >= sizeof(name)) {
+				fprintf(stderr, "%s: unknown option %.*s (see --help)\n",
+				        t->ops->name, (int)(eq - a), a);
+				return TORTURE_EXIT_USAGE;
+			}
 			memcpy(name, opt, (size_t)(eq - opt));
 			name[eq - opt] = 0;
 			opt = name;
@@ -285,8 +349,8 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 			}
 			v = argv[++i];
 		}
-		if (torture_option(t, opt, v, &seconds_set) != 0)
-			goto bad;
+		if (torture_option(t, t->ops->name, opt, v, &seconds_set) != 0)
+			return TORTURE_EXIT_USAGE;
 	}
 	if (k->ops && !seconds_set)
 		k->seconds = 0;
@@ -300,9 +364,6 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 		return TORTURE_EXIT_USAGE;
 	}
 	return -1;
-bad:
-	fprintf(stderr, "%s: bad option (see --help)\n", t->ops->name);
-	return TORTURE_EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------ repro */
