@@ -192,17 +192,17 @@ NRT_STATUS nrta_execute_schedule(nrt_model_t *model, const nrt_tensor_set_t *inp
                                  nrt_tensor_set_t *output, int queue, nrta_error_tracker_t *err,
                                  nrta_seq_t *req_sequence)
 {
-	NRT_STATUS rc = nrt__guard("nrta_execute_schedule");
+	NRT_STATUS rc = nrt__enter("nrta_execute_schedule");
 
 	if (rc)
 		return rc;
 	if (!model || !input || !output || !req_sequence) {
 		klog_error("nrta_execute_schedule: NULL argument");
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	}
 	if (queue != 0) {
 		klog_error("nrta_execute_schedule: queue %d, must be 0", queue);
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	}
 	if (!err) {
 		/* Bound the untracked slots by releasing the finished ones. */
@@ -210,18 +210,18 @@ NRT_STATUS nrta_execute_schedule(nrt_model_t *model, const nrt_tensor_set_t *inp
 		nrt_reap(&nrt_anon, false);
 		ks_mutex_unlock(&nrt_anon.lock);
 	}
-	return nrt_schedule(model, input, output, err ? err : &nrt_anon, req_sequence);
+	return nrt__leave(nrt_schedule(model, input, output, err ? err : &nrt_anon, req_sequence));
 }
 
 NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool *is_completed)
 {
-	NRT_STATUS rc = nrt__guard("nrta_is_completed");
+	NRT_STATUS rc = nrt__enter("nrta_is_completed");
 
 	if (rc)
 		return rc;
 	if (!is_completed)
-		return NRT_INVALID;
-	return kmgr_xu_is_completed(seq, is_completed);
+		return nrt__leave(NRT_INVALID);
+	return nrt__leave(kmgr_xu_is_completed(seq, is_completed));
 }
 
 static NRT_STATUS nrt_check_lnc(uint32_t lnc)
@@ -240,21 +240,21 @@ static NRT_STATUS nrt_check_lnc(uint32_t lnc)
 
 NRT_STATUS nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, nrta_seq_t *seq)
 {
-	NRT_STATUS rc = nrt__guard("nrta_get_sequence");
+	NRT_STATUS rc = nrt__enter("nrta_get_sequence");
 
 	if (rc)
 		return rc;
 	if (!seq || queue != 0)
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	if (xu != NRTA_XU_COMPUTE) {
 		klog_error("nrta_get_sequence: only NRTA_XU_COMPUTE is emulated (xu %d)", (int)xu);
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	}
 	rc = nrt_check_lnc(lnc);
 	if (rc)
-		return rc;
+		return nrt__leave(rc);
 	/* One XU per core; the device numbers XUs like its visible cores. */
-	return kmgr_xu_get_compl_seq(lnc, seq);
+	return nrt__leave(kmgr_xu_get_compl_seq(lnc, seq));
 }
 
 /* ---- error tracker ----------------------------------------------------- */
@@ -262,25 +262,25 @@ NRT_STATUS nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, nrta_seq_t *
 NRT_STATUS nrta_error_tracker_create(uint32_t lnc_idx, nrta_error_tracker_t **error_tracker)
 {
 	nrta_error_tracker_t *t;
-	NRT_STATUS rc = nrt__guard("nrta_error_tracker_create");
+	NRT_STATUS rc = nrt__enter("nrta_error_tracker_create");
 
 	if (rc)
 		return rc;
 	if (!error_tracker)
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	rc = nrt_check_lnc(lnc_idx);
 	if (rc)
-		return rc;
+		return nrt__leave(rc);
 	t = kalloc(KFAULT_NRT_ERR_TRACKER, sizeof(*t));
 	if (!t)
-		return NRT_RESOURCE;
+		return nrt__leave(NRT_RESOURCE);
 	if (ks_mutex_init(&t->lock)) {
 		kfree(t);
-		return NRT_RESOURCE;
+		return nrt__leave(NRT_RESOURCE);
 	}
 	t->lnc = lnc_idx;
 	*error_tracker = t;
-	return NRT_SUCCESS;
+	return nrt__leave(NRT_SUCCESS);
 }
 
 /* Works in every state: it waits for the tracker's executions still in

@@ -20,15 +20,24 @@
 /* One queue bound per worker; deeper than this is a typo, not a plan. */
 #define NRT_MAX_INFLIGHT_LIMIT 65536u
 
+/* Sleep between probes while nrt_close waits for in-flight calls. */
+#define NRT_CLOSE_DRAIN_SLEEP_US 100
+/* Warn every this many probes (about a second) that close is still waiting. */
+#define NRT_CLOSE_DRAIN_WARN 10000
+
 static ks_mutex_t nrt_lifecycle_lock = KS_MUTEX_INITIALIZER;
 static ks_atomic_t nrt_state_v = KS_ATOMIC_INIT(NRT_STATE_UNINIT);
+/* Public calls between nrt__enter and nrt__leave.  Quiet atomics: the count
+ * is not a scheduling point, so the guard adds none to the interleavings a
+ * controlled run explores; the state load in nrt__guard stays the one point. */
+static ks_atomic_t nrt_inflight = KS_ATOMIC_INIT(0);
 
 nrt_state_t nrt__state(void)
 {
 	return (nrt_state_t)ks_atomic_load(&nrt_state_v);
 }
 
-NRT_STATUS nrt__guard(const char *fn)
+static NRT_STATUS nrt__guard(const char *fn)
 {
 	nrt_state_t st = nrt__state();
 
@@ -40,6 +49,34 @@ NRT_STATUS nrt__guard(const char *fn)
 	}
 	klog_error("%s: called before nrt_init", fn);
 	return NRT_UNINITIALIZED;
+}
+
+/* Count the call in before checking the state, and nrt_close stores CLOSED
+ * before waiting for the count to drain (both sequentially consistent): a
+ * call either sees CLOSED and backs out, or close sees it and waits, so no
+ * call runs on a runtime nrt_close is tearing down. */
+NRT_STATUS nrt__enter(const char *fn)
+{
+	NRT_STATUS rc;
+
+	ks_atomic_add_quiet(&nrt_inflight, 1);
+	rc = nrt__guard(fn);
+	if (rc)
+		ks_atomic_add_quiet(&nrt_inflight, -1);
+	return rc;
+}
+
+NRT_STATUS nrt__leave(NRT_STATUS rc)
+{
+	ks_atomic_add_quiet(&nrt_inflight, -1);
+	return rc;
+}
+
+static void nrt_close_drain_warn(void *ctx, uint64_t iters)
+{
+	(void)ctx;
+	klog_warn("nrt_close: still waiting for %lld API calls in flight (%llu probes)",
+	          (long long)ks_atomic_peek(&nrt_inflight), (unsigned long long)iters);
 }
 
 /* A decimal number that fills the whole string. */
@@ -186,8 +223,12 @@ void nrt_close(void)
 		klog_warn("nrt_close: the runtime is not initialized");
 		goto out;
 	}
-	/* Later calls see CLOSED first, so none starts into a half-torn device. */
+	/* Later calls see CLOSED first, so none starts into a half-torn device;
+	 * calls already past their guard (an nrt_unload between the facade's
+	 * unload and the record's unlink) finish before anything is freed. */
 	ks_atomic_store(&nrt_state_v, NRT_STATE_CLOSED);
+	ks_spin_wait_zero(&nrt_inflight, NRT_CLOSE_DRAIN_SLEEP_US, NRT_CLOSE_DRAIN_WARN,
+	                  nrt_close_drain_warn, NULL);
 	if (kmgr_unload_all_nns())
 		klog_error("nrt_close: unloading the models failed");
 	nrt__models_release_all();

@@ -62,18 +62,18 @@ NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t start_nc, int32
                     nrt_model_t **model)
 {
 	nrt_model_t *m;
-	NRT_STATUS rc = nrt__guard("nrt_load");
+	NRT_STATUS rc = nrt__enter("nrt_load");
 
 	if (rc)
 		return rc;
 	if (!neff_bytes || !size || !model) {
 		klog_error("nrt_load: NULL or empty argument");
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	}
 	m = kalloc(KFAULT_NRT_MODEL, sizeof(*m));
 	if (!m) {
 		klog_error("nrt_load: out of host memory for the model record");
-		return NRT_FAIL_HOST_MEM_ALLOC;
+		return nrt__leave(NRT_FAIL_HOST_MEM_ALLOC);
 	}
 	rc = kmgr_load_nn(neff_bytes, size, start_nc, nc_count, &m->h_nn);
 	if (rc)
@@ -85,39 +85,39 @@ NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t start_nc, int32
 	}
 	nrt_model_link(m);
 	*model = m;
-	return NRT_SUCCESS;
+	return nrt__leave(NRT_SUCCESS);
 fail:
 	kfree(m);
-	return rc;
+	return nrt__leave(rc);
 }
 
 NRT_STATUS nrt_unload(nrt_model_t *model)
 {
-	NRT_STATUS rc = nrt__guard("nrt_unload");
+	NRT_STATUS rc = nrt__enter("nrt_unload");
 
 	if (rc)
 		return rc;
 	if (!model)
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	rc = kmgr_unload_nn(model->h_nn);
 	/* On failure the model stays loaded and the handle stays valid. */
 	if (rc == NRT_SUCCESS) {
 		nrt_model_unlink(model);
 		kfree(model);
 	}
-	return rc;
+	return nrt__leave(rc);
 }
 
 NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *nc_count)
 {
-	NRT_STATUS rc = nrt__guard("nrt_get_model_nc_count");
+	NRT_STATUS rc = nrt__enter("nrt_get_model_nc_count");
 
 	if (rc)
 		return rc;
 	if (!model || !nc_count)
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	*nc_count = model->nc_count;
-	return NRT_SUCCESS;
+	return nrt__leave(NRT_SUCCESS);
 }
 
 /* The public runtime checks the number of inputs before dispatch
@@ -143,22 +143,22 @@ static NRT_STATUS nrt_check_ifmaps(const nrt_model_t *model, const nrt_tensor_se
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
                               nrt_tensor_set_t *output_set, int repeat_count)
 {
-	NRT_STATUS rc = nrt__guard("nrt_execute");
+	NRT_STATUS rc = nrt__enter("nrt_execute");
 
 	if (rc)
 		return rc;
 	if (!model || !input_set || !output_set) {
 		klog_error("nrt_execute: NULL model or tensor set");
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	}
 	if (repeat_count < 1) {
 		klog_error("nrt_execute_repeat: repeat_count %d < 1", repeat_count);
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	}
 	rc = nrt_check_ifmaps(model, input_set);
 	for (int i = 0; rc == NRT_SUCCESS && i < repeat_count; i++)
 		rc = kmgr_exec(model->h_nn, input_set, output_set, 0);
-	return rc;
+	return nrt__leave(rc);
 }
 
 NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
@@ -194,29 +194,29 @@ NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t
 {
 	nrt_tensor_info_array_t *info;
 	uint32_t n_in, n_out;
-	NRT_STATUS rc = nrt__guard("nrt_get_model_tensor_info");
+	NRT_STATUS rc = nrt__enter("nrt_get_model_tensor_info");
 
 	if (rc)
 		return rc;
 	if (!model || !tensor_info)
-		return NRT_INVALID;
+		return nrt__leave(NRT_INVALID);
 	rc = kmgr_get_io_tensor_count(model->h_nn, &n_in, &n_out);
 	if (rc)
-		return rc;
+		return nrt__leave(rc);
 	info = kalloc(KFAULT_NRT_TENSOR_INFO,
 	              sizeof(*info) + ((size_t)n_in + n_out) * sizeof(info->tensor_array[0]));
 	if (!info)
-		return NRT_FAIL_HOST_MEM_ALLOC;
+		return nrt__leave(NRT_FAIL_HOST_MEM_ALLOC);
 	rc = nrt_fill_info(model->h_nn, true, n_in, info);
 	if (rc == NRT_SUCCESS)
 		rc = nrt_fill_info(model->h_nn, false, n_out, info);
 	if (rc) {
 		nrt_free_info_shapes(info);
 		kfree(info);
-		return rc;
+		return nrt__leave(rc);
 	}
 	*tensor_info = info;
-	return NRT_SUCCESS;
+	return nrt__leave(NRT_SUCCESS);
 }
 
 NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t *tensor_info)

@@ -28,10 +28,14 @@ struct nrt_model {
 	uint32_t nc_count;
 };
 
-/* NRT_SUCCESS when initialized, else NRT_UNINITIALIZED or NRT_CLOSED (logged
- * with the caller's name). */
-NRT_STATUS nrt__guard(const char *fn);
 nrt_state_t nrt__state(void);
+
+/* The guard of a call that uses the runtime: NRT_SUCCESS when initialized,
+ * else NRT_UNINITIALIZED or NRT_CLOSED (logged with the caller's name).  On
+ * success the call counts as in flight until nrt__leave(rc), which returns
+ * rc; nrt_close waits for every call in flight before it frees anything. */
+NRT_STATUS nrt__enter(const char *fn);
+NRT_STATUS nrt__leave(NRT_STATUS rc);
 
 /* model.c: free every nrt_model_t still live (nrt_close, after
  * kmgr_unload_all_nns has unloaded their models). */
