@@ -167,14 +167,17 @@ static NRT_STATUS nrt_schedule(nrt_model_t *model, const nrt_tensor_set_t *input
 {
 	nrt_exec_slot_t *s;
 	nrta_seq_t seq = 0;
-	NRT_STATUS rc;
+	nrt_model_t m;
+	NRT_STATUS rc = nrt__model_resolve("nrta_execute_schedule", model, &m);
 
+	if (rc)
+		return rc;
 	s = kalloc(KFAULT_NRT_EXEC_SLOT, sizeof(*s));
 	if (!s)
 		return NRT_RESOURCE;
 	s->ret = NRT_SUCCESS;
 	s->gen = ks_atomic_load(&nrt_gen);
-	rc = kmgr_tpb_xu_schedule(model->start_nc, model->h_nn, input, output, &s->ret, &seq);
+	rc = kmgr_tpb_xu_schedule(m.start_nc, m.h_nn, input, output, &s->ret, &seq);
 	if (rc) {
 		kfree(s);
 		return rc;

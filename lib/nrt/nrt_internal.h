@@ -26,7 +26,14 @@ struct nrt_model {
 	H_NN h_nn;
 	uint32_t start_nc; /* first core (the virtual core's vtpb_idx) */
 	uint32_t nc_count;
+	bool unloading; /* claimed by an nrt_unload, or retired after it */
 };
+
+/* model.c: a copy of the live record behind handle: NRT_INVALID for NULL,
+ * NRT_INVALID_HANDLE (logged with fn) for a handle that is not a loaded
+ * model (unloaded, being unloaded, or never one); the handle is compared,
+ * never read, until it is found live. */
+NRT_STATUS nrt__model_resolve(const char *fn, const nrt_model_t *handle, nrt_model_t *copy);
 
 nrt_state_t nrt__state(void);
 
@@ -37,8 +44,9 @@ nrt_state_t nrt__state(void);
 NRT_STATUS nrt__enter(const char *fn);
 NRT_STATUS nrt__leave(NRT_STATUS rc);
 
-/* model.c: free every nrt_model_t still live (nrt_close, after
- * kmgr_unload_all_nns has unloaded their models). */
+/* model.c: free every nrt_model_t still live or retired, and the retired
+ * tensor-info arrays (nrt_close, after kmgr_unload_all_nns has unloaded the
+ * models). */
 void nrt__models_release_all(void);
 
 /* async.c: re-install the registered callback after kmgr_init, and release
