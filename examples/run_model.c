@@ -9,10 +9,17 @@
  *
  *   run_model MODEL [INPUT_NAME INPUT_FILE]...
  *
- * An input with no file on the command line is zero-filled.  Exit status 0
+ * An input with no file on the command line is zero-filled.  An output whose
+ * name is not a plain file name (a '/', a leading '.', a control character)
+ * is refused before anything runs, so a model cannot make it write outside
+ * the current directory.  With NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0
+ * (implicit async) nrt_execute only queues the execution: the program waits
+ * for its completion callback before it reads the outputs.  Exit status 0
  * on success, 1 on a runtime error, 2 on bad arguments or files.
  */
+#include <ctype.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +31,68 @@
 #include <nrt/nrt_experimental.h>
 
 #define P_ERR(...) fprintf(stderr, "run_model: " __VA_ARGS__)
+#define USAGE      "usage: run_model MODEL [INPUT_NAME INPUT_FILE]...\n"
+
+/* The completion of the one implicit-async execution, from the runtime's
+ * callback thread. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int done;
+	NRT_STATUS status;
+} g_async = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NRT_SUCCESS};
+
+static void on_async_done(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
+                          NRT_STATUS status)
+{
+	(void)params;
+	(void)model_id;
+	(void)vnc;
+	(void)job_id;
+	pthread_mutex_lock(&g_async.lock);
+	g_async.done++;
+	g_async.status = status;
+	pthread_cond_broadcast(&g_async.cv);
+	pthread_mutex_unlock(&g_async.lock);
+}
+
+/* Implicit async is on when the variable holds a number > 0 (nrt_init has
+ * already refused anything that is not a number). */
+static int implicit_async(void)
+{
+	const char *v = getenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
+
+	return v && strtoul(v, NULL, 10) > 0;
+}
+
+/* nrt_execute, and in implicit-async mode the wait for its completion: the
+ * outputs are written, and the tensors may be freed, only after it. */
+static NRT_STATUS execute_and_wait(nrt_model_t *model, nrt_tensor_set_t *in, nrt_tensor_set_t *out)
+{
+	NRT_STATUS st = nrt_execute(model, in, out);
+
+	if (st != NRT_SUCCESS || !implicit_async())
+		return st;
+	pthread_mutex_lock(&g_async.lock);
+	while (!g_async.done)
+		pthread_cond_wait(&g_async.cv, &g_async.lock);
+	st = g_async.status;
+	pthread_mutex_unlock(&g_async.lock);
+	return st;
+}
+
+/* An output is written to NAME.out in the current directory: NAME must be a
+ * plain file name, not a path ('/'), not hidden or a parent ('.', '..'),
+ * and free of control characters. */
+static int safe_output_name(const char *name)
+{
+	if (!name[0] || name[0] == '.')
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (*p == '/' || iscntrl((unsigned char)*p))
+			return 0;
+	return 1;
+}
 
 typedef struct mapped_file {
 	void *data;
@@ -60,21 +129,31 @@ static const char *input_file(int argc, char **argv, const char *name)
 	return NULL;
 }
 
+/* Every failure prints one line naming the call that failed: returns 0 when
+ * st is NRT_SUCCESS, else -1 after "run_model: CALL(WHAT): STATUS". */
+static int check(NRT_STATUS st, const char *call, const char *what)
+{
+	if (st == NRT_SUCCESS)
+		return 0;
+	P_ERR("%s(%s): %s\n", call, what, nrt_get_status_as_str(st));
+	return -1;
+}
+
+/* 0, -1 on a runtime error, -2 on a bad input file. */
 static int fill_input(nrt_tensor_t *t, const nrt_tensor_info_t *ti, const char *path)
 {
 	mapped_file_t f;
 	int rc = 0;
 
 	if (!path)
-		return nrt_tensor_memset(t, 0, 0, ti->size) ? -1 : 0;
+		return check(nrt_tensor_memset(t, 0, 0, ti->size), "nrt_tensor_memset", ti->name);
 	if (map_file(path, &f))
-		return -1;
+		return -2;
 	if (f.size != ti->size) {
 		P_ERR("%s: %zu bytes, input '%s' takes %zu\n", path, f.size, ti->name, ti->size);
-		rc = -1;
-	} else if (nrt_tensor_write(t, f.data, 0, f.size) != NRT_SUCCESS) {
-		P_ERR("writing input '%s' failed\n", ti->name);
-		rc = -1;
+		rc = -2;
+	} else {
+		rc = check(nrt_tensor_write(t, f.data, 0, f.size), "nrt_tensor_write", ti->name);
 	}
 	munmap(f.data, f.size);
 	return rc;
@@ -87,20 +166,23 @@ static int save_output(nrt_tensor_t *t, const nrt_tensor_info_t *ti)
 	FILE *out;
 	int rc = -1;
 
-	if (!buf)
+	if (!buf) {
+		P_ERR("malloc(%zu) for output '%s' failed\n", ti->size, ti->name);
 		return -1;
-	snprintf(path, sizeof(path), "%s.out", ti->name);
-	if (nrt_tensor_read(t, buf, 0, ti->size) != NRT_SUCCESS) {
-		P_ERR("reading output '%s' failed\n", ti->name);
-		goto out;
 	}
+	snprintf(path, sizeof(path), "%s.out", ti->name);
+	if (check(nrt_tensor_read(t, buf, 0, ti->size), "nrt_tensor_read", ti->name))
+		goto out;
 	out = fopen(path, "wb");
 	if (!out) {
 		P_ERR("%s: cannot create\n", path);
 		goto out;
 	}
 	rc = fwrite(buf, 1, ti->size, out) == ti->size ? 0 : -1;
-	rc |= fclose(out);
+	if (fclose(out) != 0)
+		rc = -1;
+	if (rc)
+		P_ERR("%s: write failed\n", path);
 out:
 	free(buf);
 	return rc;
@@ -114,12 +196,45 @@ static int bind_tensors(const nrt_tensor_info_array_t *info, nrt_tensor_t **tens
 		const nrt_tensor_info_t *ti = &info->tensor_array[i];
 		nrt_tensor_set_t *set = ti->usage == NRT_TENSOR_USAGE_INPUT ? inputs : outputs;
 
-		if (nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, ti->size, ti->name,
-		                        &tensors[i]) != NRT_SUCCESS ||
-		    nrt_add_tensor_to_tensor_set(set, ti->name, tensors[i]) != NRT_SUCCESS) {
-			P_ERR("allocating tensor '%s' failed\n", ti->name);
+		if (check(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, ti->size, ti->name,
+		                              &tensors[i]),
+		          "nrt_tensor_allocate", ti->name) ||
+		    check(nrt_add_tensor_to_tensor_set(set, ti->name, tensors[i]),
+		          "nrt_add_tensor_to_tensor_set", ti->name))
 			return -1;
+	}
+	return 0;
+}
+
+/* 0, or 2 (after a message) when an output's name is not a safe file name. */
+static int check_output_names(const nrt_tensor_info_array_t *info)
+{
+	for (uint64_t i = 0; i < info->tensor_count; i++) {
+		const nrt_tensor_info_t *ti = &info->tensor_array[i];
+
+		if (ti->usage == NRT_TENSOR_USAGE_OUTPUT && !safe_output_name(ti->name)) {
+			P_ERR("output tensor name '%s' is not a plain file name (a '/', a leading "
+			      "'.' or a control character): refusing to write it\n",
+			      ti->name);
+			return 2;
 		}
+	}
+	return 0;
+}
+
+/* Fill every input from its file (or zeros): 0, 1 or 2 as the exit status. */
+static int fill_inputs(int argc, char **argv, const nrt_tensor_info_array_t *info,
+                       nrt_tensor_t **tensors)
+{
+	for (uint64_t i = 0; i < info->tensor_count; i++) {
+		const nrt_tensor_info_t *ti = &info->tensor_array[i];
+		int rc;
+
+		if (ti->usage != NRT_TENSOR_USAGE_INPUT)
+			continue;
+		rc = fill_input(tensors[i], ti, input_file(argc, argv, ti->name));
+		if (rc)
+			return rc == -2 ? 2 : 1;
 	}
 	return 0;
 }
@@ -129,30 +244,30 @@ static int run(int argc, char **argv, nrt_model_t *model)
 	nrt_tensor_info_array_t *info = NULL;
 	nrt_tensor_set_t *inputs = NULL, *outputs = NULL;
 	nrt_tensor_t **tensors = NULL;
-	NRT_STATUS st;
 	int rc = 1;
 
-	if (nrt_get_model_tensor_info(model, &info) != NRT_SUCCESS ||
-	    nrt_allocate_tensor_set(&inputs) != NRT_SUCCESS ||
-	    nrt_allocate_tensor_set(&outputs) != NRT_SUCCESS)
+	if (check(nrt_get_model_tensor_info(model, &info), "nrt_get_model_tensor_info", argv[1]) ||
+	    check(nrt_allocate_tensor_set(&inputs), "nrt_allocate_tensor_set", "inputs") ||
+	    check(nrt_allocate_tensor_set(&outputs), "nrt_allocate_tensor_set", "outputs"))
 		goto out;
+	rc = check_output_names(info);
+	if (rc)
+		goto out;
+	rc = 1;
 	tensors = calloc(info->tensor_count, sizeof(*tensors));
-	if (!tensors || bind_tensors(info, tensors, inputs, outputs))
-		goto out;
-	for (uint64_t i = 0; i < info->tensor_count; i++) {
-		const nrt_tensor_info_t *ti = &info->tensor_array[i];
-
-		if (ti->usage == NRT_TENSOR_USAGE_INPUT &&
-		    fill_input(tensors[i], ti, input_file(argc, argv, ti->name))) {
-			rc = 2;
-			goto out;
-		}
-	}
-	st = nrt_execute(model, inputs, outputs);
-	if (st != NRT_SUCCESS) {
-		P_ERR("nrt_execute: %s\n", nrt_get_status_as_str(st));
+	if (!tensors) {
+		P_ERR("calloc of %llu tensor handles failed\n",
+		      (unsigned long long)info->tensor_count);
 		goto out;
 	}
+	if (bind_tensors(info, tensors, inputs, outputs))
+		goto out;
+	rc = fill_inputs(argc, argv, info, tensors);
+	if (rc)
+		goto out;
+	rc = 1;
+	if (check(execute_and_wait(model, inputs, outputs), "nrt_execute", argv[1]))
+		goto out;
 	rc = 0;
 	for (uint64_t i = 0; i < info->tensor_count; i++)
 		if (info->tensor_array[i].usage == NRT_TENSOR_USAGE_OUTPUT &&
@@ -175,12 +290,18 @@ int main(int argc, char **argv)
 	NRT_STATUS st;
 	int rc;
 
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs(USAGE, stdout);
+		return 0;
+	}
 	if (argc < 2 || argc % 2 != 0) {
-		fprintf(stderr, "usage: run_model MODEL [INPUT_NAME INPUT_FILE]...\n");
+		fputs(USAGE, stderr);
 		return 2;
 	}
 	if (map_file(argv[1], &neff))
 		return 2;
+	/* Registered before nrt_init, so it is in place for the first execution. */
+	nrt_register_async_exec_callback(on_async_done, NULL);
 	st = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
 	if (st != NRT_SUCCESS) {
 		P_ERR("nrt_init: %s\n", nrt_get_status_as_str(st));
@@ -193,7 +314,7 @@ int main(int argc, char **argv)
 		rc = st == NRT_INVALID || st == NRT_UNSUPPORTED_NEFF_VERSION ? 2 : 1;
 	} else {
 		rc = run(argc, argv, model);
-		if (nrt_unload(model) != NRT_SUCCESS && rc == 0)
+		if (check(nrt_unload(model), "nrt_unload", argv[1]) && rc == 0)
 			rc = 1;
 	}
 	nrt_close();
