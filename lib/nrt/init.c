@@ -9,8 +9,11 @@
  * the public runtime's guards do (nrt_execute: 14 / 13).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "base/kfault.h"
 #include "base/klog.h"
 #include "emu/emu.h"
 #include "kmgr/kmgr.h"
@@ -153,6 +156,59 @@ static NRT_STATUS nrt_parse_inflight(uint32_t *depth)
 	return NRT_SUCCESS;
 }
 
+#ifdef KMGR_NRT_FAULT_ENV
+/*
+ * Test builds (CMake option KMGR_NRT_FAULT_ENV, on in the sanitizer presets,
+ * never in the installed library): the first nrt_init of a process installs
+ * the fault plan in KMGR_FAULT (lib/base/kfault.h), so a fault sweep can run
+ * any client unchanged (ci/fault-sweep.sh).  Such a run also checks at exit
+ * that every accounting figure is back to zero and prints one line: the
+ * faults fired, or what is left and exit status 3 (a client that freed
+ * everything must leave nothing).
+ */
+static bool nrt_fault_env_read;
+
+static void nrt_fault_env_exit_check(void)
+{
+	emu_accounting_t a;
+
+	emu_get_accounting(&a);
+	if (!a.device_bytes && !a.device_allocs && !a.host_allocs && !a.objects &&
+	    !a.staged_models && !a.inflight_execs && !a.async_marks) {
+		fprintf(stderr,
+		        "libnrt: KMGR_FAULT run: %llu faults fired, accounting zero at exit\n",
+		        (unsigned long long)kfault_fired());
+		return;
+	}
+	fprintf(stderr,
+	        "libnrt: KMGR_FAULT run: accounting not zero at exit: device %lld bytes in %lld "
+	        "allocations, host %lld bytes in %lld allocations, %lld objects, %lld staged "
+	        "models, %lld executions in flight, %lld async marks\n",
+	        (long long)a.device_bytes, (long long)a.device_allocs, (long long)a.host_bytes,
+	        (long long)a.host_allocs, (long long)a.objects, (long long)a.staged_models,
+	        (long long)a.inflight_execs, (long long)a.async_marks);
+	_exit(3);
+}
+
+static NRT_STATUS nrt_fault_env(void)
+{
+	const char *v = getenv("KMGR_FAULT");
+
+	if (nrt_fault_env_read || !v || !*v)
+		return NRT_SUCCESS;
+	nrt_fault_env_read = true;
+	if (kfault_plan_from_env()) /* printed "KMGR_FAULT: <why>" */
+		return NRT_INVALID;
+	atexit(nrt_fault_env_exit_check);
+	return NRT_SUCCESS;
+}
+#else
+static NRT_STATUS nrt_fault_env(void)
+{
+	return NRT_SUCCESS;
+}
+#endif
+
 /* The device configuration nrt_init would use, from the environment. */
 static NRT_STATUS nrt_build_config(emu_config_t *cfg, uint32_t *depth)
 {
@@ -187,6 +243,9 @@ static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework)
 		return NRT_INVALID;
 	}
 	rc = nrt_build_config(&cfg, &depth);
+	if (rc)
+		return rc;
+	rc = nrt_fault_env();
 	if (rc)
 		return rc;
 	rc = emu_open(&cfg);
