@@ -20,6 +20,7 @@
 #endif
 
 #include "base/kfault.h"
+#include "kfile.h"
 #include "sched/kctl.h"
 #include "torture_int.h"
 
@@ -48,7 +49,8 @@ static void torture_usage(const torture_t *t, FILE *f)
 	    "  --quiet             only the final SUCCESS/FAILURE line\n"
 	    "  --progress          the progress line even when stdout is not a terminal\n"
 	    "  --help\n\n"
-	    "exit status: 0 every check held, 1 a check failed, 2 usage, 3 stall\n",
+	    "exit status: 0 every check held, 1 a check failed, 2 usage (or the --json file\n"
+	    "could not be written), 3 stall\n",
 	    t->ops->name, t->ops->summary, TORTURE_MAX_MODELS);
 }
 
@@ -363,6 +365,11 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 		fprintf(stderr, "%s: give --seconds or --ops\n", t->ops->name);
 		return TORTURE_EXIT_USAGE;
 	}
+	/* now, not after the run: a bad --json path loses nothing yet */
+	if (k->json[0] && kfile_probe(k->json) != 0) {
+		fprintf(stderr, "%s: --json %s: %s\n", t->ops->name, k->json, strerror(errno));
+		return TORTURE_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -396,24 +403,31 @@ int torture_write_repro(torture_t *t, const char *trace_text, const char *why, c
 {
 	char buf[4096];
 	int n = torture_format_repro(t, "", why, buf, sizeof(buf));
-	FILE *f;
+	kfile_t kf;
 
 	/* The trace can be megabytes: the text ends with "trace \n"; the
-	 * decisions go after it straight from the caller's buffer. */
+	 * decisions go after it straight from the caller's buffer.  Whole or
+	 * not at all (kfile.h): a half-written repro would replay another run. */
 	torture_repro_path(t, path, len);
-	f = fopen(path, "w");
-	if (n > 0 && (size_t)n < sizeof(buf))
-		n--; /* drop the newline after "trace " */
-	if (!f || n < 0 || (size_t)n >= sizeof(buf) || fwrite(buf, 1, (size_t)n, f) != (size_t)n ||
-	    fprintf(f, "%s\n", trace_text ? trace_text : "") < 0) {
-		fprintf(stderr, "%s: cannot write the repro file %s: %s\n", t->ops->name, path,
-		        strerror(errno));
-		if (f)
-			fclose(f);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		fprintf(stderr, "%s: the repro file's header is too long\n", t->ops->name);
 		path[0] = 0;
 		return -1;
 	}
-	fclose(f);
+	if (!kfile_open(&kf, path)) {
+		fprintf(stderr, "%s: cannot write the repro file %s: %s\n", t->ops->name, path,
+		        strerror(errno));
+		path[0] = 0;
+		return -1;
+	}
+	fwrite(buf, 1, (size_t)n - 1, kf.f); /* without the newline after "trace " */
+	fprintf(kf.f, "%s\n", trace_text ? trace_text : "");
+	if (kfile_commit(&kf) != 0) {
+		fprintf(stderr, "%s: cannot write the repro file %s: %s\n", t->ops->name, path,
+		        strerror(errno));
+		path[0] = 0;
+		return -1;
+	}
 	return 0;
 }
 

@@ -178,15 +178,56 @@ static void *ft_worker(torture_thread_t *w)
 	return NULL;
 }
 
-/* A plan from the round's PRNG: one to three entries, no hang (a hang is a
- * watchdog test, given with --fault hang:N). */
+static const uint32_t ft_statuses[] = {1003, 1004, 1202, 5, 1204};
+
+#define FT_SWEEP_NTH 3
+
+/* The first rounds of every run sweep the failure edges: each fault site
+ * fails at its first call, then every site at its second, then its third
+ * (an execution with host tensors copies in, then out: emu.set_copy's 2nd
+ * call is the copy-out, whose DMA abort reaches the caller), then each
+ * injected status once.  So a run of a few seconds meets every status a
+ * site can return (the random plans reach one site's n-th call only every
+ * few hundred rounds).  False after the sweep. */
+static uint64_t ft_sweep_rounds(void)
+{
+	size_t nsites;
+
+	kfault_sites(&nsites);
+	return FT_SWEEP_NTH * nsites + sizeof(ft_statuses) / sizeof(ft_statuses[0]);
+}
+
+static bool ft_sweep_plan(uint64_t round, kfault_plan_t *plan)
+{
+	size_t nsites;
+	const kfault_site_info_t *sites = kfault_sites(&nsites);
+
+	if (round >= ft_sweep_rounds())
+		return false;
+	memset(plan, 0, sizeof(*plan));
+	plan->n = 1;
+	if (round < FT_SWEEP_NTH * nsites) {
+		plan->e[0].kind = KFAULT_FAIL_ALLOC;
+		plan->e[0].site = (uint32_t)sites[round % nsites].site;
+		plan->e[0].nth = 1 + (uint32_t)(round / nsites);
+	} else {
+		plan->e[0].kind = KFAULT_EXEC_STATUS;
+		plan->e[0].arg = ft_statuses[round - FT_SWEEP_NTH * nsites];
+		plan->e[0].nth = 1;
+	}
+	return true;
+}
+
+/* After the sweep, a plan from the round's PRNG: one to three entries, no
+ * hang (a hang is a watchdog test, given with --fault hang:N). */
 static void ft_random_plan(uint64_t seed, uint64_t round, kfault_plan_t *plan)
 {
-	static const uint32_t statuses[] = {1003, 1004, 1202, 5, 1204};
 	torture_thread_t g = {.rng = seed * 0x9e3779b97f4a7c15ull + round * 0x632be59bd9b4e019ull};
 	size_t nsites;
 	const kfault_site_info_t *sites = kfault_sites(&nsites);
 
+	if (ft_sweep_plan(round, plan))
+		return;
 	memset(plan, 0, sizeof(*plan));
 	plan->n = 1 + (uint32_t)torture_rand_below(&g, 3);
 	for (uint32_t i = 0; i < plan->n; i++) {
@@ -203,7 +244,7 @@ static void ft_random_plan(uint64_t seed, uint64_t round, kfault_plan_t *plan)
 			break;
 		case 2:
 			e->kind = KFAULT_EXEC_STATUS;
-			e->arg = statuses[torture_rand_below(&g, 5)];
+			e->arg = ft_statuses[torture_rand_below(&g, 5)];
 			break;
 		case 3:
 			e->kind = KFAULT_EXEC_DELAY;
@@ -297,6 +338,10 @@ static void ft_report(torture_t *t, bool json, void *file)
 	FILE *f = file;
 
 	(void)t;
+	/* a run too short for the sweep says so (the sweep test fails on it) */
+	if (!json && (uint64_t)ks_atomic_peek(&ft.rounds) < ft_sweep_rounds())
+		fprintf(f, "   sweep INCOMPLETE: %" PRId64 " of its %" PRIu64 " rounds ran\n",
+		        ks_atomic_peek(&ft.rounds), ft_sweep_rounds());
 	fprintf(f,
 	        json ? "  \"faults\": {\"rounds\": %" PRId64 ", \"faults_fired\": %" PRId64
 	               ", \"exec_ok\": %" PRId64 ", \"exec_failed\": %" PRId64

@@ -57,7 +57,7 @@ typedef struct torture_knobs {
 } torture_knobs_t;
 
 /* Statuses counted by name; everything else lands in "other". */
-#define TORTURE_NSTAT 24
+#define TORTURE_NSTAT 29 /* the 28 NRT_STATUS values and "other" */
 
 typedef struct torture_hist {
 	uint64_t count;

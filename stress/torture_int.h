@@ -35,6 +35,8 @@ void torture_atomic_set(ks_atomic_t *a, int64_t v);
 const char *torture_stat_name(int i);
 void torture_hist_merge(torture_hist_t *dst, const torture_hist_t *src);
 int torture_cmdline(const torture_t *t, char *buf, size_t len);
-void torture_summary(torture_t *t, const torture_hist_t *hist, int rc, const char *repro);
+/* The text and JSON summary and the final line; -1 when the --json file
+ * could not be written (one line on stderr). */
+int torture_summary(torture_t *t, const torture_hist_t *hist, int rc, const char *repro);
 
 #endif /* TORTURE_INT_H */

@@ -11,8 +11,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "kfile.h"
 #include "torture_int.h"
 
+/* Every NRT_STATUS of nrt_status.h (lib/nrt/status.c names the same
+ * list): a status the library can return is never "unknown" to a check
+ * (NRT_EXEC_HW_ERR_DMA_ABORT from the emu.set_copy fault was missing);
+ * stress_status_table checks the table against nrt_get_status_as_str. */
 static const NRT_STATUS torture_stat_codes[TORTURE_NSTAT - 1] = {
     NRT_SUCCESS,
     NRT_FAILURE,
@@ -34,9 +39,14 @@ static const NRT_STATUS torture_stat_codes[TORTURE_NSTAT - 1] = {
     NRT_EXEC_COMPLETED_WITH_ERR,
     NRT_EXEC_NC_BUSY,
     NRT_EXEC_OOB,
-    NRT_EXEC_HW_ERR_NC_UE,
-    NRT_EXEC_SW_NQ_OVERFLOW,
+    NRT_COLL_PENDING,
     NRT_EXEC_HW_ERR_COLLECTIVES,
+    NRT_EXEC_HW_ERR_HBM_UE,
+    NRT_EXEC_HW_ERR_NC_UE,
+    NRT_EXEC_HW_ERR_DMA_ABORT,
+    NRT_EXEC_SW_NQ_OVERFLOW,
+    NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE,
+    NRT_NETWORK_PROXY_FAILURE,
 };
 
 /* ---------------------------------------------------------------- stats */
@@ -263,23 +273,25 @@ static void torture_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void torture_write_json(torture_t *t, const torture_hist_t *hist, double secs, int rc,
-                               const char *repro)
+/* Whole or not at all (kfile.h); -1 after one error line. */
+static int torture_write_json(torture_t *t, const torture_hist_t *hist, double secs, int rc,
+                              const char *repro)
 {
 	torture_role_sum_t rs[TORTURE_MAX_THREADS];
 	uint32_t nr = torture_roles(t, rs);
 	uint64_t stat[TORTURE_NSTAT], total = (uint64_t)ks_atomic_peek(&t->total_ops);
 	char cmd[1024];
+	kfile_t kf;
 	FILE *f;
 	bool first = true;
 
 	if (!t->k.json[0])
-		return;
-	f = fopen(t->k.json, "w");
+		return 0;
+	f = kfile_open(&kf, t->k.json);
 	if (!f) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", t->ops->name, t->k.json,
 		        strerror(errno));
-		return;
+		return -1;
 	}
 	torture_cmdline(t, cmd, sizeof(cmd));
 	fprintf(f, "{\n  \"binary\": \"%s\",\n  \"result\": \"%s\",\n  \"exit\": %d,\n",
@@ -330,23 +342,30 @@ static void torture_write_json(torture_t *t, const torture_hist_t *hist, double 
 	fprintf(f, "],\n  \"repro\": ");
 	torture_json_str(f, repro ? repro : "");
 	fprintf(f, "\n}\n");
-	fclose(f);
+	if (kfile_commit(&kf)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", t->ops->name, t->k.json,
+		        strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* The summary of a run that ended (hist NULL: the stall path, where the
  * workers still run and only atomics may be read). */
-void torture_summary(torture_t *t, const torture_hist_t *hist, int rc, const char *repro)
+int torture_summary(torture_t *t, const torture_hist_t *hist, int rc, const char *repro)
 {
 	double secs = (double)(torture_now_ns() - t->start_ns) / 1e9;
 	char cmd[1024];
+	int json_rc;
 
 	if (hist && !t->k.quiet)
 		torture_print_text(t, hist, secs);
-	torture_write_json(t, hist, secs, rc, repro);
+	json_rc = torture_write_json(t, hist, secs, rc, repro);
 	torture_cmdline(t, cmd, sizeof(cmd));
 	if (repro && repro[0])
 		printf("%s: reproducer saved to %s (rerun: %s --replay %s)\n", t->ops->name, repro,
 		       t->ops->name, repro);
 	printf("%s %s\n", rc == 0 ? "SUCCESS" : "FAILURE", cmd);
 	fflush(stdout);
+	return json_rc;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,16 +22,15 @@ static FILE *open_in_place(kfile_t *kf, const char *path)
 }
 
 /* O_EXCL with a name of our own: the mode follows the umask, as a plain
- * fopen's would (mkstemp's is 0600). */
+ * fopen's would (mkstemp's is 0600).  The pid and the address of kf tell
+ * processes and concurrent callers apart without a shared counter. */
 static int create_tmp(kfile_t *kf)
 {
-	static unsigned counter;
-
 	for (int attempt = 0; attempt < 100; attempt++) {
 		int fd, n;
 
-		n = snprintf(kf->tmp, sizeof(kf->tmp), "%s.tmp-%d-%u", kf->dest, (int)getpid(),
-		             counter++);
+		n = snprintf(kf->tmp, sizeof(kf->tmp), "%s.tmp-%d-%lx-%d", kf->dest, (int)getpid(),
+		             (unsigned long)(uintptr_t)kf, attempt);
 		if (n < 0 || (size_t)n >= sizeof(kf->tmp)) {
 			errno = ENAMETOOLONG;
 			return -1;
