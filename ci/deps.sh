@@ -26,6 +26,9 @@ need_cmd ninja ninja-build
 need_cmd clang-format clang-format
 need_cmd taskset util-linux
 need_cmd zip zip
+# the install test: a consumer built with pkg-config, exports read with nm
+need_cmd pkg-config pkgconf
+need_cmd nm binutils
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all present"
