@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "kfile.h"
+#include "sched/ksplitmix.h"
 #include "torture_int.h"
 
 /* Every NRT_STATUS of nrt_status.h (lib/nrt/status.c names the same
@@ -86,11 +87,7 @@ uint64_t torture_now_ns(void)
 
 uint64_t torture_rand(torture_thread_t *w)
 {
-	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return ks_splitmix64(&w->rng);
 }
 
 uint64_t torture_rand_below(torture_thread_t *w, uint64_t n)

@@ -8,6 +8,7 @@
  * once bytes or trace run out, so every input ends the same way.
  */
 #include "ctl_int.h"
+#include "ksplitmix.h"
 
 const char *ks__strat_name(ks_strategy_t s)
 {
@@ -16,14 +17,10 @@ const char *ks__strat_name(ks_strategy_t s)
 	return (unsigned)s < 4 ? names[s] : "?";
 }
 
-/* splitmix64: the scheduler's own PRNG, seeded only from the config. */
+/* The scheduler's own PRNG, seeded only from the config. */
 static uint64_t rng_next(void)
 {
-	uint64_t z = (ks__g.rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return ks_splitmix64(&ks__g.rng);
 }
 
 static uint32_t pct_depth(void)
