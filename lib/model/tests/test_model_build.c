@@ -4,6 +4,7 @@
  * every dtype and at every limit; what it rejects it rejects with the
  * status its header promises; serialization is deterministic.
  */
+#include "model/kmodel_int.h"
 #include "model_fixture.h"
 
 static const char *const dtype_names[] = {"f32", "f16", "bf16", "i8",  "u8", "i16",
@@ -220,6 +221,33 @@ static void t_serialize_rejects(void)
 	kmodel_free(m);
 }
 
+/* build-1.8: the container checksum is the standard CRC-32 (IEEE 802.3,
+ * reflected, init and final xor 0xffffffff): its published check value and
+ * two more known answers (also for the fixture's bitwise copy), and a
+ * serialized container ends with the CRC of everything before it,
+ * little-endian. */
+static void t_crc32_known_answers(void)
+{
+	static const char fox[] = "The quick brown fox jumps over the lazy dog";
+	kmodel_t *m = fx_ref_model();
+	uint8_t *b = NULL;
+	size_t len = 0;
+	uint32_t stored;
+
+	KT_EQ(kmodel__crc32((const uint8_t *)"123456789", 9), 0xCBF43926u);
+	KT_EQ(kmodel__crc32((const uint8_t *)"", 0), 0x00000000u);
+	KT_EQ(kmodel__crc32((const uint8_t *)fox, sizeof(fox) - 1), 0x414FA339u);
+	/* and the parse tests' bitwise copy, which re-checksums mutated containers */
+	KT_EQ(fx_crc32((const uint8_t *)"123456789", 9), 0xCBF43926u);
+	KT_EQ(kmodel_serialize(m, &b, &len), NRT_SUCCESS);
+	KT_GT(len, KMODEL_CRC_SIZE);
+	stored = (uint32_t)b[len - 4] | (uint32_t)b[len - 3] << 8 | (uint32_t)b[len - 2] << 16 |
+	         (uint32_t)b[len - 1] << 24;
+	KT_EQ(stored, kmodel__crc32(b, len - KMODEL_CRC_SIZE));
+	kfree(b);
+	kmodel_free(m);
+}
+
 int main(void)
 {
 	KT_CASE("build-1.1 dtype table", t_dtypes);
@@ -229,6 +257,7 @@ int main(void)
 	KT_CASE("build-1.5 kmodel_new rejects", t_new_rejects);
 	KT_CASE("build-1.6 kmodel_add_tensor rejects", t_add_rejects);
 	KT_CASE("build-1.7 kmodel_serialize rejects", t_serialize_rejects);
+	KT_CASE("build-1.8 CRC-32 known answers", t_crc32_known_answers);
 	klog_set_sink(NULL, NULL);
 	KT_DONE();
 }
