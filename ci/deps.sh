@@ -29,6 +29,8 @@ need_cmd zip zip
 # the install test: a consumer built with pkg-config, exports read with nm
 need_cmd pkg-config pkgconf
 need_cmd nm binutils
+# tests/check_options.py and the kmgr-repro triage --json test
+need_cmd python3 python3
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all present"
