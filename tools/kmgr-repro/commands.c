@@ -17,12 +17,12 @@
 
 /* ---- options ------------------------------------------------------------ */
 
-enum { O_TARGET = 1, O_TIMES = 2, O_OUT = 4, O_TEXT = 8, O_NAME = 16, O_SHARED = 32 };
+enum { O_TARGET = 1, O_TIMES = 2, O_OUT = 4, O_TEXT = 8, O_NAME = 16, O_SHARED = 32, O_JSON = 64 };
 
 typedef struct kr_opts {
 	const char *target, *out, *name, *file;
 	unsigned times;
-	bool text, shared_prelude;
+	bool text, shared_prelude, json;
 	kr_run_opts_t run;
 } kr_opts_t;
 
@@ -74,6 +74,9 @@ static int parse_opts(int argc, char **argv, unsigned allowed, const char *help,
 			used = 0;
 		} else if (!strcmp(a, "--shared-prelude") && (allowed & O_SHARED)) {
 			o->shared_prelude = true;
+			used = 0;
+		} else if (!strcmp(a, "--json") && (allowed & O_JSON)) {
+			o->json = true;
 			used = 0;
 		} else if (a[0] != '-' && !o->file) {
 			o->file = a;
@@ -377,40 +380,54 @@ int kr_cmd_emit_c(int argc, char **argv)
 /* ---- triage -------------------------------------------------------------- */
 
 static const char triage_help[] =
-    "usage: kmgr-repro triage DIR [--target NAME] [--timeout S]\n"
+    "usage: kmgr-repro triage DIR [--target NAME] [--timeout S] [--json]\n"
     "Runs every file under DIR (libFuzzer crash-*, AFL++ crashes/id:*, stress repro\n"
     "files; three levels deep, dot files and README.txt skipped) once and groups them\n"
     "by signature: one line per bucket with its count, the signature and its smallest\n"
-    "reproducer.  Unusable files and files that do not fail get their own buckets.\n";
+    "reproducer.  A sanitizer report is grouped by its DEDUP_TOKEN (top three frames,\n"
+    "dedup_token_length in sanitizers/*.options) when it has one.  Unusable files and\n"
+    "files that do not fail get their own buckets.  --json: the buckets as one JSON\n"
+    "object on stdout (signature, dedup_token, count, example, its size and target,\n"
+    "and the command that reproduces it).\n";
 
 #define MAX_BUCKETS 256
 
 typedef struct bucket {
+	char key[512]; /* what files are grouped by: the dedup token, else sig */
 	char sig[512];
+	char dedup[256]; /* "" when the report had none */
 	unsigned count;
 	size_t best_size;
 	char best[PATH_MAX];
+	char target[32]; /* of the best file; "" for stress files and unusable ones */
 } bucket_t;
 
 static bucket_t buckets[MAX_BUCKETS];
 static unsigned nbuckets;
 
-static void add(const char *sig, const char *path, size_t size)
+static void add(const char *sig, const char *dedup, const kr_input_t *in, const char *path,
+                size_t size)
 {
 	bucket_t *b = NULL;
+	char key[512];
 
+	snprintf(key, sizeof(key), "%s%s", dedup[0] ? "DEDUP_TOKEN " : "", dedup[0] ? dedup : sig);
 	for (unsigned i = 0; i < nbuckets && !b; i++)
-		if (!strcmp(buckets[i].sig, sig))
+		if (!strcmp(buckets[i].key, key))
 			b = &buckets[i];
 	if (!b && nbuckets == MAX_BUCKETS)
 		b = &buckets[MAX_BUCKETS - 1]; /* the overflow shares the last bucket */
 	if (!b) {
 		b = &buckets[nbuckets++];
+		snprintf(b->key, sizeof(b->key), "%s", key);
 		snprintf(b->sig, sizeof(b->sig), "%s", sig);
+		snprintf(b->dedup, sizeof(b->dedup), "%s", dedup);
 	}
 	if (!b->count || size < b->best_size) {
 		b->best_size = size;
 		snprintf(b->best, sizeof(b->best), "%s", path);
+		snprintf(b->target, sizeof(b->target), "%s",
+		         in && in->kind != KR_STRESS ? in->target : "");
 	}
 	b->count++;
 }
@@ -420,6 +437,7 @@ static void triage_file(const char *path, const kr_opts_t *o)
 	kr_input_t in;
 	kr_outcome_t out;
 	struct stat st;
+	char dedup[256] = "";
 	size_t size = stat(path, &st) ? 0 : (size_t)st.st_size;
 	int rc = kr_input_load(&in, path, NULL);
 
@@ -428,16 +446,21 @@ static void triage_file(const char *path, const kr_opts_t *o)
 		rc = kr_input_load(&in, path, o->target);
 	}
 	if (rc) {
-		add("(unusable file)", path, size);
+		add("(unusable file)", "", NULL, path, size);
 		kr_input_free(&in);
 		return;
 	}
-	if (kr_run_child(&in, &o->run, &out))
-		add("(could not run)", path, size);
-	else if (out.usage)
-		add("(unusable file)", path, size); /* its binary refused it: no crash */
-	else
-		add(out.failed ? out.signature : "(no failure)", path, size);
+	if (kr_run_child(&in, &o->run, &out)) {
+		add("(could not run)", "", &in, path, size);
+	} else if (out.usage) {
+		add("(unusable file)", "", &in, path, size); /* its binary refused it: no crash */
+	} else if (!out.failed) {
+		add("(no failure)", "", &in, path, size);
+	} else {
+		if (out.report)
+			kr_dedup_token(out.report, dedup, sizeof(dedup));
+		add(out.signature, dedup, &in, path, size);
+	}
 	kr_outcome_free(&out);
 	kr_input_free(&in);
 }
@@ -477,12 +500,78 @@ static int by_count(const void *a, const void *b)
 	return x->count != y->count ? (x->count < y->count ? 1 : -1) : strcmp(x->sig, y->sig);
 }
 
+/* s as a JSON string. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The command that reruns a bucket's example: a shell word for each part
+ * (single-quoted, ' as '\''), so it can be pasted as it is. */
+static void reproduce_cmd(const bucket_t *b, char *cmd, size_t len)
+{
+	const char *verb = strcmp(b->sig, "(unusable file)") ? "replay" : "show";
+	size_t n = (size_t)snprintf(cmd, len, "%s %s '", kr_self_path(), verb);
+
+	for (const char *p = b->best; *p && n + 8 < len; p++) {
+		if (*p == '\'')
+			n += (size_t)snprintf(cmd + n, len - n, "'\\''");
+		else
+			cmd[n++] = *p;
+	}
+	if (n < len)
+		snprintf(cmd + n, len - n, "'%s%s", b->target[0] ? " --target " : "", b->target);
+}
+
+static void print_json(const char *dir, unsigned files)
+{
+	char cmd[2 * PATH_MAX];
+
+	printf("{\"dir\": ");
+	json_str(dir);
+	printf(", \"files\": %u, \"buckets\": [", files);
+	for (unsigned i = 0; i < nbuckets; i++) {
+		const bucket_t *b = &buckets[i];
+
+		reproduce_cmd(b, cmd, sizeof(cmd));
+		printf("%s\n  {\"signature\": ", i ? "," : "");
+		json_str(b->sig);
+		printf(", \"dedup_token\": ");
+		if (b->dedup[0])
+			json_str(b->dedup);
+		else
+			printf("null");
+		printf(", \"count\": %u, \"example\": ", b->count);
+		json_str(b->best);
+		printf(", \"example_bytes\": %zu, \"target\": ", b->best_size);
+		if (b->target[0])
+			json_str(b->target);
+		else
+			printf("null");
+		printf(", \"reproduce\": ");
+		json_str(cmd);
+		putchar('}');
+	}
+	printf("\n]}\n");
+}
+
 int kr_cmd_triage(int argc, char **argv)
 {
 	kr_opts_t o;
 	struct stat st;
 	unsigned files = 0;
-	int rc = parse_opts(argc, argv, O_TARGET, triage_help, &o);
+	int rc = parse_opts(argc, argv, O_TARGET | O_JSON, triage_help, &o);
 
 	if (rc)
 		return rc > 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
@@ -497,10 +586,17 @@ int kr_cmd_triage(int argc, char **argv)
 	nbuckets = 0;
 	walk(o.file, 0, &o);
 	qsort(buckets, nbuckets, sizeof(buckets[0]), by_count);
-	for (unsigned i = 0; i < nbuckets; i++) {
-		printf("%5u  %s  smallest: %s (%zu bytes)\n", buckets[i].count, buckets[i].sig,
-		       buckets[i].best, buckets[i].best_size);
+	for (unsigned i = 0; i < nbuckets; i++)
 		files += buckets[i].count;
+	if (o.json) {
+		print_json(o.file, files);
+		return KR_EXIT_OK;
+	}
+	for (unsigned i = 0; i < nbuckets; i++) {
+		printf("%5u  %s%s%s%s  smallest: %s (%zu bytes)\n", buckets[i].count,
+		       buckets[i].sig, buckets[i].dedup[0] ? " [DEDUP_TOKEN " : "",
+		       buckets[i].dedup, buckets[i].dedup[0] ? "]" : "", buckets[i].best,
+		       buckets[i].best_size);
 	}
 	printf("%u file(s), %u bucket(s)\n", files, nbuckets);
 	return KR_EXIT_OK;

@@ -72,6 +72,9 @@ int kr_find_stress(const char *name, char *path, size_t len);
 
 /* signature.c: the crash signature of a report ("" if none recognised). */
 void kr_signature(const char *report, char *sig, size_t len);
+/* A sanitizer report's first "DEDUP_TOKEN: f1--f2--f3" (dedup_token_length in
+ * sanitizers/<tool>.options): its value in tok and true, or "" and false. */
+bool kr_dedup_token(const char *report, char *tok, size_t len);
 /* Is a frame's source file project code (not runtime, fuzzer, driver or
  * this tool)? */
 bool kr_project_frame(const char *file);

@@ -161,3 +161,24 @@ void kr_signature(const char *report, char *sig, size_t len)
 	else
 		snprintf(sig, len, "%s", kind);
 }
+
+/* A sanitizer's report starts with one of these (the kinds above that are
+ * not the oracle's, the scheduler's or an assertion's). */
+static bool sanitizer_report(const char *at)
+{
+	return !strncmp(at, "ERROR: ", 7) || !strncmp(at, "WARNING: ", 9) ||
+	       !strncmp(at, "runtime error: ", 15);
+}
+
+bool kr_dedup_token(const char *report, char *tok, size_t len)
+{
+	char kind[256];
+	const char *at = find_kind(report, kind, sizeof(kind));
+	const char *t = at && sanitizer_report(at) ? strstr(at, "DEDUP_TOKEN: ") : NULL;
+
+	tok[0] = 0;
+	if (!t)
+		return false;
+	detail(t + strlen("DEDUP_TOKEN: "), "\r", tok, len);
+	return tok[0] != 0;
+}
