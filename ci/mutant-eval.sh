@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/mutant-eval.sh MUTANT.patch [--minutes N] [--target T] [--free-running] [--preset asan|tsan]
-#                   [--keep]
+#                   [--no-tsan-coverage] [--keep]
 # Does the fuzzer find a deliberately broken facade?  Copies the tree to a
 # temp dir, applies the patch there, builds the fuzz target, fuzzes it on
 # one pinned CPU (taskset -c $KMGR_FUZZ_CPU, default 0, as an OSS-Fuzz bot) from the shipped corpus,
@@ -8,24 +8,28 @@
 # starts at libFuzzer's INITED line; it stops at the crash file's mtime),
 # then replays the finding 10 times and reports how often it fails again.
 # --free-running runs the same programs on real threads (the baseline).
+# --no-tsan-coverage (tsan): the old driver, library and runner without
+# coverage counters (-DKMGR_TSAN_FUZZ_COVERAGE=OFF), for before/after.
 # One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...
 set -euo pipefail
 
 usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 patch_file=$(realpath "$1"); shift
-minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0}
+minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0} cov=on
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--minutes) minutes=$2; shift 2 ;;
 	--target) target=$2; shift 2 ;;
 	--free-running) backend=free; shift ;;
 	--preset) preset=$2; shift 2 ;;
+	--no-tsan-coverage) cov=off; shift ;;
 	--keep) keep=1; shift ;;
 	*) usage ;;
 	esac
 done
 [ -f "$patch_file" ] || { echo "mutant-eval: no such patch $patch_file" >&2; exit 2; }
+[ "$cov" = on ] || [ "$preset" = tsan ] || { echo "mutant-eval: --no-tsan-coverage needs --preset tsan" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 name=$(basename "$patch_file" .patch)
 if [ -z "$target" ]; then
@@ -52,7 +56,7 @@ if [ -n "${KMGR_MUTANT_BASE_PATCH:-}" ]; then
 fi
 (cd "$tree" && patch -p1 -s < "$patch_file") || { echo "mutant-eval: $name does not apply" >&2; exit 2; }
 echo "mutant-eval: building $target ($preset) with $name ..." >&2
-cmake --preset "$preset" -S "$tree" -B "$tmp/build" >"$tmp/configure.log" 2>&1 ||
+cmake --preset "$preset" -S "$tree" -B "$tmp/build" -DKMGR_TSAN_FUZZ_COVERAGE="$cov" >"$tmp/configure.log" 2>&1 ||
 	{ tail -20 "$tmp/configure.log" >&2; exit 2; }
 cmake --build "$tmp/build" -j2 --target "fuzz_$target" >"$tmp/build.log" 2>&1 ||
 	{ tail -20 "$tmp/build.log" >&2; exit 2; }
@@ -67,9 +71,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 # deadly-signal handler, which would wedge the process before the crash file
 # is written (sanitizers/tsan.options says more)
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=0:report_signal_unsafe=0}
-# TSan builds have no coverage feedback: keep every seed (ci/fuzz.sh says why)
+# The counter-free TSan driver has no coverage feedback: keep every seed
+# (ci/fuzz.sh says why)
 lf_opts=()
-[ "$preset" != tsan ] || lf_opts=(-keep_seed=1 -cross_over_uniform_dist=1)
+[ "$cov" = on ] || lf_opts=(-keep_seed=1 -cross_over_uniform_dist=1)
+label=$preset
+[ "$cov" = on ] || label=$preset-nocov
 # timestamp every libFuzzer line: INITED starts the clock
 set +e
 timeout -s KILL $((minutes * 60 + 120)) taskset -c "$cpu" "$bin" "${lf_opts[@]}" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \
@@ -79,7 +86,7 @@ set -e
 t_init=$(awk '/INITED/ {print $1; exit}' "$tmp/fuzz.log")
 crash=$(ls -1 "$tmp/art/" 2>/dev/null | head -1 || true)
 if [ -z "$crash" ]; then
-	echo "MUTANT $name target=$target backend=$backend preset=$preset found=no budget=${minutes}m"
+	echo "MUTANT $name target=$target backend=$backend preset=$label found=no budget=${minutes}m"
 	exit 1
 fi
 t_crash=$(find "$tmp/art/$crash" -printf '%T@')
@@ -103,6 +110,6 @@ for i in $(seq 10); do
 	fi
 done
 mkdir -p "$src/fuzz-work/mutants"
-cp "$tmp/art/$crash" "$src/fuzz-work/mutants/$name-$target-$backend-$preset-$crash"
-echo "MUTANT $name target=$target backend=$backend preset=$preset found=yes ttf=${ttf}" \
-	"replay=$fails/10 input=fuzz-work/mutants/$name-$target-$backend-$preset-$crash sig=\"$sig\""
+cp "$tmp/art/$crash" "$src/fuzz-work/mutants/$name-$target-$backend-$label-$crash"
+echo "MUTANT $name target=$target backend=$backend preset=$label found=yes ttf=${ttf}" \
+	"replay=$fails/10 input=fuzz-work/mutants/$name-$target-$backend-$label-$crash sig=\"$sig\""
