@@ -2,8 +2,9 @@
  * fuzz_1_exec_without_ref.c - regression test emitted by kmgr-repro (target concurrent) from
  *   corpus/regressions/concurrent/fuzz-1-exec-without-ref
  * It replays the program below under the controlled scheduler with its
- * decision bytes; it aborts (sanitizer report or an ORACLE line) while the
- * bug is present and prints PASS on a correct library.
+ * decision bytes, through the fuzz runner's own harness and oracle; it
+ * aborts (sanitizer report or an ORACLE line) while the bug is present
+ * and prints PASS on a correct library.
  *
  *   config mode=sync nc=2 qdepth=4 threads=3
  *   t1 load slot=0 tmpl=0 start=-1 count=-1
@@ -12,33 +13,9 @@
  *   t1 exec slot=0 in=virt out=dev repeat=3
  *   sched 00 00 02 03 02 00 01 01 01 01 00 00 02
  */
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <nrt/nrt.h>
-#include <nrt/nrt_async.h>
-#include <nrt/nrt_experimental.h>
-
-#include "base/kalloc.h" /* kfree of kmgr.h's out-parameters */
-#include "emu/emu.h" /* accounting, the compute formula, the observer */
-#include "kmgr/kmgr.h"
-#include "sched/kctl.h"
-
-#define KR_NAME "fuzz_1_exec_without_ref"
-#define KR_TARGET "concurrent"
-#define KR_NC 2u
-#define KR_ASYNC false
-#define KR_QDEPTH 4u
-#define KR_NTHREADS 3u
-#define KR_USE_FAULTS 0
-#define KR_FAULT_PLAN ""
-#define free_shape kfree
-
-#include "prelude.c" /* tools/kmgr-repro/prelude.c */
+#include "harness/embed.c" /* fuzz/harness/embed.c */
 
 /* ---- the program ---- */
 /* u8x64 */
@@ -58,45 +35,75 @@ static const uint8_t model_0[] = {
 	0x00, 0x00, 0x00, 0x77, 0x9d, 0x65, 0x3b,
 };
 
-static const mio_t models[] = {
-	{model_0, sizeof(model_0), true, true, 1, 1, 1,
-	 {"in0", "out0"},
-	 {64, 64}},
+static kh_model_t models[] = {
+	{model_0, sizeof(model_0), false, {0}},
 };
 
 static const uint8_t sched[] = {
 	0x00, 0x00, 0x02, 0x03, 0x02, 0x00, 0x01, 0x01, 0x01, 0x01, 0x00, 0x00,
 	0x02,
 };
+static const char test_name[] = "fuzz_1_exec_without_ref";
+static const char test_target[] = "concurrent";
 
 /* logical thread 0 */
-static void *thread_0(void *arg)
+static void thread_0(void)
 {
-	(void)arg;
-	op_load(1, 1, &models[0], -1, -1);
-	op_unload_all(2);
-	return NULL;
+	kh_load(1, 0, &(kh_args_t){.slot = 1, .model = 0, .start = -1, .count = -1});
+	kh_unload_all(2, 0, &(kh_args_t){0});
 }
 
 /* logical thread 1 */
-static void *thread_1(void *arg)
+static void thread_1(void)
 {
-	(void)arg;
-	op_load(0, 0, &models[0], -1, -1);
-	op_exec(3, 0, VIRT, DEV, 3);
-	return NULL;
+	kh_load(0, 1, &(kh_args_t){.slot = 0, .model = 0, .start = -1, .count = -1});
+	kh_exec(3, 1, &(kh_args_t){.slot = 0, .in = KPROG_PLACE_VIRT, .out = KPROG_PLACE_DEV, .repeat = 3});
 }
 
 /* logical thread 2 */
-static void *thread_2(void *arg)
+static void thread_2(void)
 {
-	(void)arg;
-	return NULL;
+}
+
+static void program(unsigned t)
+{
+	static void (*const threads[])(void) = {thread_0, thread_1, thread_2};
+
+	threads[t]();
+}
+
+static void report(void *ctx, const char *invariant, const char *msg)
+{
+	(void)ctx;
+	(void)invariant;
+	(void)msg;
+	fprintf(stderr, "FAIL: %s (regression test, fuzz target %s)\n", test_name, test_target);
 }
 
 int main(void)
 {
-	static void *(*const threads[])(void *) = {thread_0, thread_1, thread_2};
+	kh_config_t c;
+	kh_result_t r;
 
-	return kr_run(threads, 3, sched, 13);
+	kh_config_init(&c);
+	c.async = false;
+	c.nc = 2;
+	c.qdepth = 4;
+	c.nthreads = 3;
+	c.models = models;
+	c.nmodels = sizeof(models) / sizeof(models[0]);
+	c.thread = program;
+	c.sched = sched;
+	c.nsched = 13;
+	c.hooks.report = report;
+	if (kh_run(&c, &r) < 0) {
+		printf("%s: the runtime did not start (bad config)\n", test_name);
+		return 1;
+	}
+	if (!r.started)
+		printf("%s: the runtime did not start (a fault fired in nrt_init)\n", test_name);
+	else
+		printf("%s: PASS (%llu scheduling points, %llu preemptions)\n", test_name,
+		       (unsigned long long)r.steps, (unsigned long long)r.preemptions);
+	return 0;
 }

@@ -2,40 +2,17 @@
  * fuzz_5_wrong_fmap_arm.c - regression test emitted by kmgr-repro (target api_seq) from
  *   corpus/regressions/api_seq/fuzz-5-wrong-fmap-arm
  * It replays the program below under the controlled scheduler with its
- * decision bytes; it aborts (sanitizer report or an ORACLE line) while the
- * bug is present and prints PASS on a correct library.
+ * decision bytes, through the fuzz runner's own harness and oracle; it
+ * aborts (sanitizer report or an ORACLE line) while the bug is present
+ * and prints PASS on a correct library.
  *
  *   config mode=sync nc=4 qdepth=4 threads=1
  *   t0 load slot=0 tmpl=0 start=-1 count=-1
  *   t0 exec slot=0 in=dev out=dev repeat=1
  */
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <nrt/nrt.h>
-#include <nrt/nrt_async.h>
-#include <nrt/nrt_experimental.h>
-
-#include "base/kalloc.h" /* kfree of kmgr.h's out-parameters */
-#include "emu/emu.h" /* accounting, the compute formula, the observer */
-#include "kmgr/kmgr.h"
-#include "sched/kctl.h"
-
-#define KR_NAME "fuzz_5_wrong_fmap_arm"
-#define KR_TARGET "api_seq"
-#define KR_NC 4u
-#define KR_ASYNC false
-#define KR_QDEPTH 4u
-#define KR_NTHREADS 1u
-#define KR_USE_FAULTS 0
-#define KR_FAULT_PLAN ""
-#define free_shape kfree
-
-#include "prelude.c" /* tools/kmgr-repro/prelude.c */
+#include "harness/embed.c" /* fuzz/harness/embed.c */
 
 /* ---- the program ---- */
 /* u8x64 */
@@ -55,27 +32,61 @@ static const uint8_t model_0[] = {
 	0x00, 0x00, 0x00, 0x77, 0x9d, 0x65, 0x3b,
 };
 
-static const mio_t models[] = {
-	{model_0, sizeof(model_0), true, true, 1, 1, 1,
-	 {"in0", "out0"},
-	 {64, 64}},
+static kh_model_t models[] = {
+	{model_0, sizeof(model_0), false, {0}},
 };
 
 static const uint8_t sched[] = {0
 };
+static const char test_name[] = "fuzz_5_wrong_fmap_arm";
+static const char test_target[] = "api_seq";
 
 /* logical thread 0 */
-static void *thread_0(void *arg)
+static void thread_0(void)
 {
-	(void)arg;
-	op_load(0, 0, &models[0], -1, -1);
-	op_exec(1, 0, DEV, DEV, 1);
-	return NULL;
+	kh_load(0, 0, &(kh_args_t){.slot = 0, .model = 0, .start = -1, .count = -1});
+	kh_exec(1, 0, &(kh_args_t){.slot = 0, .in = KPROG_PLACE_DEV, .out = KPROG_PLACE_DEV, .repeat = 1});
+}
+
+static void program(unsigned t)
+{
+	static void (*const threads[])(void) = {thread_0};
+
+	threads[t]();
+}
+
+static void report(void *ctx, const char *invariant, const char *msg)
+{
+	(void)ctx;
+	(void)invariant;
+	(void)msg;
+	fprintf(stderr, "FAIL: %s (regression test, fuzz target %s)\n", test_name, test_target);
 }
 
 int main(void)
 {
-	static void *(*const threads[])(void *) = {thread_0};
+	kh_config_t c;
+	kh_result_t r;
 
-	return kr_run(threads, 1, sched, 0);
+	kh_config_init(&c);
+	c.async = false;
+	c.nc = 4;
+	c.qdepth = 4;
+	c.nthreads = 1;
+	c.models = models;
+	c.nmodels = sizeof(models) / sizeof(models[0]);
+	c.thread = program;
+	c.sched = sched;
+	c.nsched = 0;
+	c.hooks.report = report;
+	if (kh_run(&c, &r) < 0) {
+		printf("%s: the runtime did not start (bad config)\n", test_name);
+		return 1;
+	}
+	if (!r.started)
+		printf("%s: the runtime did not start (a fault fired in nrt_init)\n", test_name);
+	else
+		printf("%s: PASS (%llu scheduling points, %llu preemptions)\n", test_name,
+		       (unsigned long long)r.steps, (unsigned long long)r.preemptions);
+	return 0;
 }

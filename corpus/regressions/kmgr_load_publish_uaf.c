@@ -2,8 +2,9 @@
  * kmgr_load_publish_uaf.c - regression test emitted by kmgr-repro (target concurrent) from
  *   corpus/regressions/concurrent/kmgr-load-publish-uaf
  * It replays the program below under the controlled scheduler with its
- * decision bytes; it aborts (sanitizer report or an ORACLE line) while the
- * bug is present and prints PASS on a correct library.
+ * decision bytes, through the fuzz runner's own harness and oracle; it
+ * aborts (sanitizer report or an ORACLE line) while the bug is present
+ * and prints PASS on a correct library.
  *
  *   config mode=sync nc=4 qdepth=6 threads=4
  *   t0 load slot=0 tmpl=1 start=1 count=1
@@ -18,33 +19,9 @@
  *   t1 load slot=1 tmpl=0 start=1 count=3
  *   sched 00 00 01 01 00 00 01 01 00
  */
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <nrt/nrt.h>
-#include <nrt/nrt_async.h>
-#include <nrt/nrt_experimental.h>
-
-#include "base/kalloc.h" /* kfree of kmgr.h's out-parameters */
-#include "emu/emu.h" /* accounting, the compute formula, the observer */
-#include "kmgr/kmgr.h"
-#include "sched/kctl.h"
-
-#define KR_NAME "kmgr_load_publish_uaf"
-#define KR_TARGET "concurrent"
-#define KR_NC 4u
-#define KR_ASYNC false
-#define KR_QDEPTH 6u
-#define KR_NTHREADS 4u
-#define KR_USE_FAULTS 0
-#define KR_FAULT_PLAN ""
-#define free_shape kfree
-
-#include "prelude.c" /* tools/kmgr-repro/prelude.c */
+#include "harness/embed.c" /* fuzz/harness/embed.c */
 
 /* ---- the program ---- */
 /* two_io */
@@ -99,63 +76,87 @@ static const uint8_t model_2[] = {
 	0x00, 0x00, 0x00, 0x77, 0x9d, 0x65, 0x3b,
 };
 
-static const mio_t models[] = {
-	{model_0, sizeof(model_0), true, true, 1, 2, 2,
-	 {"a", "b", "y", "z"},
-	 {64, 8, 32, 16}},
-	{model_1, sizeof(model_1), true, true, 2, 1, 1,
-	 {"x", "y"},
-	 {32, 32}},
-	{model_2, sizeof(model_2), true, true, 1, 1, 1,
-	 {"in0", "out0"},
-	 {64, 64}},
+static kh_model_t models[] = {
+	{model_0, sizeof(model_0), false, {0}},
+	{model_1, sizeof(model_1), false, {0}},
+	{model_2, sizeof(model_2), false, {0}},
 };
 
 static const uint8_t sched[] = {
 	0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x01, 0x00,
 };
+static const char test_name[] = "kmgr_load_publish_uaf";
+static const char test_target[] = "concurrent";
 
 /* logical thread 0 */
-static void *thread_0(void *arg)
+static void thread_0(void)
 {
-	(void)arg;
-	op_load(0, 0, &models[0], 1, 1);
-	op_load(1, 0, &models[1], -1, 1);
-	op_unload_all(2);
-	op_stale(3, 3, 3);
-	op_unload(6, 0);
-	op_unload(7, 0);
-	op_unload(8, 0);
-	return NULL;
+	kh_load(0, 0, &(kh_args_t){.slot = 0, .model = 0, .start = 1, .count = 1});
+	kh_load(1, 0, &(kh_args_t){.slot = 0, .model = 1, .start = -1, .count = 1});
+	kh_unload_all(2, 0, &(kh_args_t){0});
+	kh_stale(3, 0, &(kh_args_t){.slot = 3, .what = 3});
+	kh_unload(6, 0, &(kh_args_t){.slot = 0});
+	kh_unload(7, 0, &(kh_args_t){.slot = 0});
+	kh_unload(8, 0, &(kh_args_t){.slot = 0});
 }
 
 /* logical thread 1 */
-static void *thread_1(void *arg)
+static void thread_1(void)
 {
-	(void)arg;
-	op_load(9, 1, &models[2], 1, 3);
-	return NULL;
+	kh_load(9, 1, &(kh_args_t){.slot = 1, .model = 2, .start = 1, .count = 3});
 }
 
 /* logical thread 2 */
-static void *thread_2(void *arg)
+static void thread_2(void)
 {
-	(void)arg;
-	return NULL;
 }
 
 /* logical thread 3 */
-static void *thread_3(void *arg)
+static void thread_3(void)
 {
-	(void)arg;
-	op_exec(4, 3, MISSING, MISSING, 4);
-	op_exec(5, 3, MISSING, DEV, 2);
-	return NULL;
+	kh_exec(4, 3, &(kh_args_t){.slot = 3, .in = KPROG_PLACE_MISSING, .out = KPROG_PLACE_MISSING, .repeat = 4});
+	kh_exec(5, 3, &(kh_args_t){.slot = 3, .in = KPROG_PLACE_MISSING, .out = KPROG_PLACE_DEV, .repeat = 2});
+}
+
+static void program(unsigned t)
+{
+	static void (*const threads[])(void) = {thread_0, thread_1, thread_2, thread_3};
+
+	threads[t]();
+}
+
+static void report(void *ctx, const char *invariant, const char *msg)
+{
+	(void)ctx;
+	(void)invariant;
+	(void)msg;
+	fprintf(stderr, "FAIL: %s (regression test, fuzz target %s)\n", test_name, test_target);
 }
 
 int main(void)
 {
-	static void *(*const threads[])(void *) = {thread_0, thread_1, thread_2, thread_3};
+	kh_config_t c;
+	kh_result_t r;
 
-	return kr_run(threads, 4, sched, 9);
+	kh_config_init(&c);
+	c.async = false;
+	c.nc = 4;
+	c.qdepth = 6;
+	c.nthreads = 4;
+	c.models = models;
+	c.nmodels = sizeof(models) / sizeof(models[0]);
+	c.thread = program;
+	c.sched = sched;
+	c.nsched = 9;
+	c.hooks.report = report;
+	if (kh_run(&c, &r) < 0) {
+		printf("%s: the runtime did not start (bad config)\n", test_name);
+		return 1;
+	}
+	if (!r.started)
+		printf("%s: the runtime did not start (a fault fired in nrt_init)\n", test_name);
+	else
+		printf("%s: PASS (%llu scheduling points, %llu preemptions)\n", test_name,
+		       (unsigned long long)r.steps, (unsigned long long)r.preemptions);
+	return 0;
 }

@@ -1,14 +1,22 @@
 /*
- * oracle.h - the fuzz oracle: a reference model of the facade's sequential
- * semantics for single-threaded runs (the differential half, as OpenSSL's
- * bignum target), and invariants for concurrent runs: outputs follow the
- * compute formula, nothing executes on a model after its unload returned,
- * every per-model history is linearizable, reference counts return to
- * zero, ids are never reused, and after close the device and the host
- * accounting are back where they started.
+ * oracle.h - the fuzz oracle, one module for the fuzz runner, the tests
+ * kmgr-repro emits and the stress binaries:
+ *   - the reference model (model.h): container descriptions and the
+ *     status every operation's arguments predict;
+ *   - the checks (check.c): outputs follow the compute formula, metadata
+ *     matches the container, nothing executes on a model after its unload
+ *     returned (the device execution observer and its per-handle table),
+ *     ids only grow and are never reused, reference counts are back to
+ *     zero at quiescence, after close the device and the host accounting
+ *     are back where they started, and the model_parse target's
+ *     canonical-form check;
+ *   - the history (oracle.c): every per-model history of a concurrent run
+ *     is linearizable, and single-threaded statuses match the model.
  *
  * A violation prints one stable line "ORACLE: <invariant>: <details>" (the
- * crash signature) followed by context, and aborts.
+ * crash signature), lets the report hook add context, and aborts.
+ * Bookkeeping uses the quiet atomics of ksched.h: the oracle never adds a
+ * scheduling point, so it never changes the interleavings a run explores.
  */
 #ifndef KORACLE_H
 #define KORACLE_H
@@ -16,54 +24,105 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <nrt/nrt_status.h>
+#include <nrt/nrt.h>
 
-#include "prog/prog.h"
+#include "oracle/model.h"
+#include "sched/ksched.h"
 
 #define ORACLE_MAX_HIST 256
 
-/* What the reference model says about one op's status. */
-typedef struct oracle_expect {
-	bool known;      /* a prediction exists */
-	NRT_STATUS want; /* the predicted status */
-	NRT_STATUS alt;  /* a second acceptable status (e.g. QUEUE_FULL), or want */
-} oracle_expect_t;
-
+/* ---- failures (check.c) ---- */
+/* Called after the ORACLE line, before abort(): adds context (the program,
+ * the test's name) or takes over (the stress binaries' failure report,
+ * which need not return). */
+typedef void (*oracle_report_fn)(void *ctx, const char *invariant, const char *msg);
+void oracle_set_report(oracle_report_fn fn, void *ctx);
 __attribute__((noreturn, format(printf, 2, 3))) void oracle_fail(const char *invariant,
                                                                  const char *fmt, ...);
 
-/* Per program: reset the history and note the host allocation baseline. */
-void oracle_begin(const kprog_t *p);
-/* Installs the device execution observer (call after nrt_init). */
+/* ---- a run (check.c) ---- */
+/* Before nrt_init: the host accounting baseline and a fresh id window. */
+void oracle_begin(void);
+/* The device execution observer (after nrt_init, until before close). */
 void oracle_attach(void);
 void oracle_detach(void);
 
-/* A logical clock for op intervals (no scheduling point). */
-uint64_t oracle_tick(void);
+/* ---- the per-handle table the observer keeps (check.c) ---- */
+#define ORACLE_NN_SLOTS 4096
+typedef struct oracle_nn {
+	ks_atomic_t id;        /* which H_NN this entry tracks */
+	ks_atomic_t h_model;   /* learned from its first SUBMIT */
+	ks_atomic_t unloaded;  /* 0, or the unload clock once its unload returned */
+	ks_atomic_t inflight;  /* SUBMIT - COMPLETE - CANCEL */
+	ks_atomic_t submits;   /* SUBMIT */
+	ks_atomic_t completes; /* COMPLETE + CANCEL */
+} oracle_nn_t;
 
-/* The history: an op on model id (0 for none) over [t0, t1]. */
-void oracle_record(unsigned op_index, unsigned kind, uint32_t id, uint64_t t0, uint64_t t1,
-                   NRT_STATUS status);
-
-/* kmgr_unload_nn(id) returned success at tick t. */
-void oracle_note_unloaded(uint32_t id, uint64_t t);
-/* A new id from a successful load: must exceed every id seen before. */
+/* A successful load returned id: it is above every id issued before and
+ * was never handed out (ids only grow), kmgr_last_nn_id() has reached it
+ * (a read lock: two scheduling points, the same in every caller), and the
+ * observer tracks it from now on (call before the id is published). */
 void oracle_note_loaded(uint32_t id);
+oracle_nn_t *oracle_nn_get(uint32_t id); /* NULL when the slot moved on */
+/* kmgr_unload_nn(id) returned success: from now on a SUBMIT or START of
+ * id is a finding.  drained: also check that nothing of id is in flight
+ * (the sync paths; the explicit-async work may outlive an async unload,
+ * seed §4).  Returns the unload clock it was marked with. */
+int64_t oracle_note_unloaded(uint32_t id, bool drained);
+/* How many unloads have returned so far: an id whose 'unloaded' is <= a
+ * value read before an operation was gone before it. */
+int64_t oracle_unload_clock(void);
+/* Executions submitted and not yet completed or cancelled, all models. */
+int64_t oracle_inflight(void);
 
-/* Checks a status against the reference model's prediction. */
-void oracle_check_status(unsigned op_index, const char *what, NRT_STATUS got,
-                         const oracle_expect_t *e);
-
-/* Per-model linearizability of the recorded history (call at quiescence).
- * faults_possible relaxes it to SUCCESS / INVALID_HANDLE ops only. */
-void oracle_check_history(void);
+/* ---- end-of-run checks (check.c) ---- */
 /* Every loaded model's reference count is back to zero (quiescence).  With
  * faults_possible a failed snapshot allocation skips the check. */
 void oracle_check_refcounts(bool faults_possible);
-/* After nrt_close: device and host accounting back to the baseline. */
-void oracle_check_closed(void);
+/* After nrt_close: device accounting zero, host back to the baseline. */
+void oracle_check_closed(const char *when);
 
-/* For reports: the program text is printed by oracle_fail when set. */
-void oracle_set_context(const kprog_t *p);
+/* ---- values against the reference model (check.c) ---- */
+/* The outputs of a successful execution follow the compute formula; in[]
+ * the bytes each input held, out[] the output tensors (NULL: left out). */
+void oracle_check_outputs(unsigned op, const oracle_io_t *io, const uint8_t *const *in,
+                          nrt_tensor_t *const *out);
+void oracle_check_tensor_info(unsigned op, const oracle_io_t *io, uint32_t idx, const char *name,
+                              size_t size);
+void oracle_check_ifmap_valid(unsigned op, const char *name, bool valid, bool want);
+void oracle_check_counts(unsigned op, const oracle_io_t *io, uint32_t n_in, bool with_out,
+                         uint32_t n_out);
+/* The model_parse target: an accepted container re-serializes to exactly
+ * its bytes, a failed parse hands out no model, the live kalloc count is
+ * unchanged; then the same with the trailing CRC-32 recomputed, so that
+ * mutations reach the field checks behind the checksum. */
+void oracle_model_parse(const uint8_t *data, size_t size);
+
+/* ---- the history (oracle.c) ---- */
+/* What a history record is to the linearizability check. */
+typedef enum oracle_rec {
+	ORACLE_LOAD,
+	ORACLE_UNLOAD,
+	ORACLE_UNLOAD_ALL,
+	ORACLE_EXEC,
+	ORACLE_READ, /* any other op on a model: it sees it or not */
+} oracle_rec_t;
+
+/* Per run: empty history. */
+void oracle_history_begin(void);
+/* A logical clock for op intervals (no scheduling point). */
+uint64_t oracle_tick(void);
+/* An op (what: its name) on model id (0 for none) over [t0, t1]. */
+void oracle_record(unsigned op, oracle_rec_t rec, const char *what, uint32_t id, uint64_t t0,
+                   uint64_t t1, NRT_STATUS status);
+/* Per-model linearizability of the recorded history (at quiescence). */
+void oracle_check_history(void);
+/* A status against a prediction: exact where the reference model applies
+ * (single-threaded, no fault fired since the op began); otherwise the
+ * argument contract only (a call whose arguments demand an error never
+ * succeeds; without faults only the predicted statuses or INVALID_HANDLE,
+ * a concurrent unload, come back). */
+void oracle_check_status(unsigned op, const char *what, NRT_STATUS got, oracle_expect_t e,
+                         bool exact, bool faults);
 
 #endif /* KORACLE_H */

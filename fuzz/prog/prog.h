@@ -192,9 +192,17 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
  * a broken invariant of its own, which keep a crash readable.  Lives here,
  * not in the targets: the sink runs on library threads, and under TSan only
  * the target files carry libFuzzer's (racy) counters. */
-void kprog_log_quiet(void);
+void kprog_log_quiet(void); /* logfilter.c */
 /* The decision trace of the last controlled run as text (for reports). */
 int kprog_last_trace(char *buf, size_t len);
+
+/* ---- target.c ---- */
+/* What a program fuzz target does with an input: decode, kprog_shape as
+ * target, kprog_run with the options the environment gives (target.c).
+ * Returns 0 (libFuzzer's contract). */
+int kfuzz_run(const uint8_t *data, size_t size, const char *target);
+/* The same for a decoded and shaped program (kmgr-repro's child). */
+int kfuzz_run_program(const kprog_t *p);
 
 /* ---- shape.c ---- */
 /* The program targets (model_parse is not one), NULL-terminated. */

@@ -355,12 +355,13 @@ int kr_cmd_minimize(int argc, char **argv)
 static const char emit_help[] =
     "usage: kmgr-repro emit-c FILE -o TEST.c [--target NAME] [--name NAME] [--shared-prelude]\n"
     "Writes a standalone C regression test: the program spelled out as straight-line\n"
-    "C (one function per logical thread) over the public API, kmgr.h, emu.h's\n"
-    "accounting and the scheduler (kctl.h, KS_STRAT_BYTES with the program's decision\n"
-    "bytes).  It aborts (sanitizer report, ORACLE line) or exits 1 while the bug is\n"
-    "there and exits 0 on a correct library.  corpus/regressions/*.c are built and run\n"
-    "by ctest (label fuzz-regression).  --shared-prelude writes #include \"prelude.c\"\n"
-    "instead of a copy of the runner: for tests kept in corpus/regressions/.\n";
+    "calls of the fuzz runner's harness (kh_load, kh_exec, ...; one function per\n"
+    "logical thread) under the scheduler (KS_STRAT_BYTES with the program's decision\n"
+    "bytes), with the runner's oracle; it links libnrt only.  It aborts (sanitizer\n"
+    "report, ORACLE line) or exits 1 while the bug is there and exits 0 on a correct\n"
+    "library.  corpus/regressions/*.c are built and run by ctest (label\n"
+    "fuzz-regression).  --shared-prelude writes #include \"harness/embed.c\" instead of\n"
+    "a copy of the harness and the oracle: for tests kept in corpus/regressions/.\n";
 
 int kr_cmd_emit_c(int argc, char **argv)
 {

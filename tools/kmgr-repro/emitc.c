@@ -1,13 +1,17 @@
 /*
  * emitc.c - `emit-c`: a program as a standalone C regression test.  The
- * operations become straight-line calls, one function per logical thread;
- * the prelude (prelude.c, embedded at build time) is the runner's harness
- * without the kprog library; containers and the decision bytes are
- * embedded.  With shared_prelude the test includes prelude.c instead of
- * carrying a copy (the tests kept in corpus/regressions/, which the build
- * compiles with tools/kmgr-repro on the include path).  KS_STRAT_BYTES, not REPLAY: a trace recorded on the buggy
- * build may name a thread that is not runnable on the fixed one, while
- * decision bytes are a valid schedule on every build.
+ * operations become straight-line calls of the harness (fuzz/harness/
+ * harness.h: kh_load, kh_exec, ... with the arguments named as in the
+ * kinds table), one function per logical thread; the harness and the
+ * oracle are the fuzz runner's own, embedded as one amalgamated copy
+ * (generated at build time from the files fuzz/harness/embed.c lists), or
+ * with shared_prelude #included through embed.c (the tests kept in
+ * corpus/regressions/, which the build compiles with fuzz/ on the include
+ * path).  Nothing here knows an operation: a new kind prints from its row
+ * in prog/kinds.c.  Containers and the decision bytes are embedded;
+ * KS_STRAT_BYTES, not REPLAY: a trace recorded on the buggy build may name
+ * a thread that is not runnable on the fixed one, while decision bytes
+ * are a valid schedule on every build.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,20 +20,14 @@
 #include <string.h>
 
 #include "kfile.h"
-#include "kr_prelude.h"
-#include "model/kmodel.h"
+#include "kr_harness.h"
 #include "repro.h"
-
-#define MAX_IO            16
-#define MAX_TENSOR_BYTES  65536
-#define MAX_INLINE_MODELS 8
 
 /* One distinct container of the program: a template or an inline blob. */
 typedef struct emodel {
 	int tmpl; /* template index, -1 for inline */
 	const uint8_t *bytes;
 	size_t len;
-	bool parse_it; /* the runner describes it (fuzz/prog/run.c: 8 inline at most) */
 } emodel_t;
 
 typedef struct emit {
@@ -85,8 +83,6 @@ static void c_comment(FILE *f, const char *s, size_t max)
 
 static void collect_models(emit_t *e)
 {
-	unsigned ninline = 0;
-
 	for (unsigned i = 0; i < e->p->nops; i++) {
 		const kprog_op_t *op = &e->p->ops[i];
 		int tmpl = op->a[1] == KPROG_TMPL_INLINE ? -1 : op->a[1];
@@ -101,7 +97,6 @@ static void collect_models(emit_t *e)
 			emodel_t *m = &e->m[e->nm];
 
 			m->tmpl = tmpl;
-			m->parse_it = tmpl >= 0 || ninline++ < MAX_INLINE_MODELS;
 			m->bytes = tmpl >= 0 ? kprog_template((unsigned)tmpl, &m->len)
 			                     : e->p->blob + op->blob_off;
 			if (tmpl < 0)
@@ -112,143 +107,50 @@ static void collect_models(emit_t *e)
 	}
 }
 
-/* Names (or sizes) of the inputs, then the outputs, in model order. */
-static void io_list(FILE *f, const kmodel_t *km, bool sizes)
-{
-	unsigned n = 0;
-
-	fprintf(f, "{");
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t i = 0; i < km->n_tensors; i++) {
-			const kmodel_tensor_t *t = &km->tensors[i];
-
-			if ((t->usage == NRT_TENSOR_USAGE_INPUT) != (pass == 0))
-				continue;
-			fprintf(f, "%s", n++ ? ", " : "");
-			if (sizes)
-				fprintf(f, "%llu", (unsigned long long)t->size);
-			else
-				c_string(f, t->name);
-		}
-	fprintf(f, "}");
-}
-
-/* The runner's description of a container (fuzz/prog/run.c mio_from_bytes). */
-static void describe(FILE *f, unsigned k, const emodel_t *m)
-{
-	kmodel_t *km = NULL;
-	uint32_t nin, nout;
-	bool ok;
-
-	if (!m->parse_it || kmodel_parse(m->bytes, m->len, &km) != NRT_SUCCESS) {
-		fprintf(f, "\t{model_%u, sizeof(model_%u), false, false, 0, 0, 0, {0}, {0}},\n", k,
-		        k);
-		return;
-	}
-	nin = kmodel_input_count(km);
-	nout = kmodel_output_count(km);
-	ok = nin + nout <= MAX_IO;
-	for (uint32_t i = 0; i < km->n_tensors && ok; i++)
-		ok = km->tensors[i].size && km->tensors[i].size <= MAX_TENSOR_BYTES;
-	fprintf(f, "\t{model_%u, sizeof(model_%u), true, %s, %u, %u, %u,\n\t ", k, k,
-	        ok ? "true" : "false", km->nkbin, nin, nout);
-	if (nin + nout <= MAX_IO) {
-		io_list(f, km, false);
-		fprintf(f, ",\n\t ");
-		io_list(f, km, true);
-	} else {
-		fprintf(f, "{0}, {0}");
-	}
-	fprintf(f, "},\n");
-	kmodel_free(km);
-}
-
 static const char *place(int v)
 {
 	static const char *const names[] = {"DEV", "HOST", "VIRT", "MISSING"};
 
-	return v >= 0 && v < 4 ? names[v] : "DEV";
+	return v >= 0 && v < KPROG_PLACE__N ? names[v] : "DEV";
 }
 
+/* One field as a named argument: placements by name, LOAD's template as
+ * its container's index in models[]. */
+static void arg_out(emit_t *e, unsigned i, const char *field, int v, bool *first)
+{
+	FILE *f = e->f;
+
+	fprintf(f, "%s", *first ? "" : ", ");
+	*first = false;
+	if (!strcmp(field, "in") || !strcmp(field, "out") || !strcmp(field, "place"))
+		fprintf(f, ".%s = KPROG_PLACE_%s", field, place(v));
+	else if (e->p->ops[i].kind == KOP_LOAD && !strcmp(field, "tmpl"))
+		fprintf(f, ".model = %d", e->op_model[i]);
+	else
+		fprintf(f, ".%s = %d", field, v);
+}
+
+/* kh_<kind>(op, thread, &(kh_args_t){.field = value, ...}); */
 static void op_call(emit_t *e, unsigned i)
 {
 	const kprog_op_t *op = &e->p->ops[i];
-	const int16_t *a = op->a;
-	FILE *f = e->f;
+	const kprog_kind_info_t *k = kprog_kind(op->kind);
+	bool first = true;
 
-	fprintf(f, "\t");
-	switch (op->kind) {
-	case KOP_LOAD:
-		fprintf(f, "op_load(%u, %d, &models[%d], %d, %d);", i, a[0], e->op_model[i], a[2],
-		        a[3]);
-		break;
-	case KOP_UNLOAD:
-		fprintf(f, "op_unload(%u, %d);", i, a[0]);
-		break;
-	case KOP_UNLOAD_ALL:
-		fprintf(f, "op_unload_all(%u);", i);
-		break;
-	case KOP_EXEC:
-		fprintf(f, "op_exec(%u, %d, %s, %s, %d);", i, a[0], place(a[1]), place(a[2]), a[3]);
-		break;
-	case KOP_SCHEDULE:
-		fprintf(f, "op_schedule(%u, %u, %d, %s, %s);", i, op->thread, a[0], place(a[1]),
-		        place(a[2]));
-		break;
-	case KOP_IS_COMPLETED:
-		fprintf(f, "op_is_completed(%u, %u, %d, %d);", i, op->thread, a[0], a[1]);
-		break;
-	case KOP_GET_SEQUENCE:
-		fprintf(f, "op_get_sequence(%u, %d, %d, %d);", i, a[0], a[1], a[2]);
-		break;
-	case KOP_TENSOR_INFO:
-		fprintf(f, "op_tensor_info(%u, %d, %d);", i, a[0], a[1]);
-		break;
-	case KOP_IS_VALID_IFMAP:
-		fprintf(f, "op_is_valid_ifmap(%u, %d, %d);", i, a[0], a[1]);
-		break;
-	case KOP_IFMAP_COUNT:
-		fprintf(f, "op_ifmap_count(%u, %d);", i, a[0]);
-		break;
-	case KOP_SET_PROFILING:
-		fprintf(f, "op_set_profiling(%u, %d, %d);", i, a[0], a[1]);
-		break;
-	case KOP_STALE:
-		fprintf(f, "op_stale(%u, %d, %d);", i, a[0], a[1]);
-		break;
-	case KOP_FAULT:
-		fprintf(f, "op_fault(%d, %d);", a[0], a[1]);
-		break;
-	case KOP_TALLOC:
-		fprintf(f, "op_talloc(%u, %d, %d, %d);", op->thread, a[0], a[1], a[2]);
-		break;
-	case KOP_TFREE:
-		fprintf(f, "op_tfree(%u, %d);", op->thread, a[0]);
-		break;
-	case KOP_TWRITE:
-	case KOP_TREAD:
-		fprintf(f, "op_tio(%u, %u, %d, %s, %d, %d);", i, op->thread, a[0],
-		        op->kind == KOP_TWRITE ? "true" : "false", a[1], a[2]);
-		break;
-	default:
-		fprintf(f, "/* unknown op kind %u */", op->kind);
-		break;
+	if (!k) {
+		fprintf(e->f, "\t/* unknown op kind %u */\n", op->kind);
+		return;
 	}
-	fprintf(f, "\n");
-}
-
-static bool uses_faults(const kprog_t *p)
-{
-	for (unsigned i = 0; i < p->nops; i++)
-		if (p->ops[i].kind == KOP_FAULT)
-			return true;
-	return p->plan.n > 0;
+	fprintf(e->f, "\tkh_%s(%u, %u, &(kh_args_t){", k->name, i, op->thread);
+	for (int f = 0; f < 4; f++)
+		if (k->f[f].name)
+			arg_out(e, i, k->f[f].name, op->a[f], &first);
+	fprintf(e->f, "%s});\n", first ? "0" : "");
 }
 
 static void header(emit_t *e, const kr_input_t *in)
 {
 	static char text[1 << 18];
-	char plan[512] = "";
 	FILE *f = e->f;
 
 	kprog_print(e->p, text, sizeof(text));
@@ -259,36 +161,42 @@ static void header(emit_t *e, const kr_input_t *in)
 	c_comment(f, in->path, SIZE_MAX);
 	fprintf(f, "\n"
 	           " * It replays the program below under the controlled scheduler with its\n"
-	           " * decision bytes; it aborts (sanitizer report or an ORACLE line) while the\n"
-	           " * bug is present and prints PASS on a correct library.\n *\n");
+	           " * decision bytes, through the fuzz runner's own harness and oracle; it\n"
+	           " * aborts (sanitizer report or an ORACLE line) while the bug is present\n"
+	           " * and prints PASS on a correct library.\n *\n");
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
 		fprintf(f, " *   ");
 		c_comment(f, l, 96);
 		fprintf(f, "\n");
 	}
-	fprintf(
-	    f,
-	    " */\n#include <stdarg.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
-	    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-	    "#include <nrt/nrt.h>\n#include <nrt/nrt_async.h>\n#include <nrt/nrt_experimental.h>\n"
-	    "\n#include \"base/kalloc.h\" /* kfree of kmgr.h's out-parameters */\n");
-	if (uses_faults(e->p))
-		fprintf(f, "#include \"base/kfault.h\" /* the program's fault plan */\n");
-	fprintf(f, "#include \"emu/emu.h\" /* accounting, the compute formula, the observer */\n"
-	           "#include \"kmgr/kmgr.h\"\n#include \"sched/kctl.h\"\n\n");
-	if (e->p->plan.n)
-		kfault_plan_format(&e->p->plan, plan, sizeof(plan));
-	fprintf(f, "#define KR_NAME ");
+	fprintf(f, " */\n#include <stdio.h>\n\n");
+}
+
+/* The containers, the decision bytes, the name. */
+static void data_out(emit_t *e, const kr_input_t *in)
+{
+	char name[32];
+	FILE *f = e->f;
+
+	fprintf(f, "\n/* ---- the program ---- */\n");
+	for (unsigned k = 0; k < e->nm; k++) {
+		snprintf(name, sizeof(name), "model_%u", k);
+		fprintf(f, "/* %s */\n",
+		        e->m[k].tmpl >= 0 ? kprog_template_name((unsigned)e->m[k].tmpl) : "inline");
+		bytes_out(f, name, e->m[k].bytes, e->m[k].len);
+	}
+	fprintf(f, "\nstatic kh_model_t models[] = {\n");
+	for (unsigned k = 0; k < e->nm; k++)
+		fprintf(f, "\t{model_%u, sizeof(model_%u), false, {0}},\n", k, k);
+	if (!e->nm)
+		fprintf(f, "\t{0},\n");
+	fprintf(f, "};\n\n");
+	bytes_out(f, "sched", e->p->sched, e->p->nsched);
+	fprintf(f, "static const char test_name[] = ");
 	c_string(f, e->name);
-	fprintf(f, "\n#define KR_TARGET ");
+	fprintf(f, ";\nstatic const char test_target[] = ");
 	c_string(f, in->target);
-	fprintf(f,
-	        "\n#define KR_NC %uu\n#define KR_ASYNC %s\n#define KR_QDEPTH %uu\n"
-	        "#define KR_NTHREADS %uu\n#define KR_USE_FAULTS %d\n#define KR_FAULT_PLAN ",
-	        e->p->nc, e->p->async ? "true" : "false", e->p->qdepth, e->p->nthreads,
-	        uses_faults(e->p));
-	c_string(f, plan);
-	fprintf(f, "\n#define free_shape kfree\n\n");
+	fprintf(f, ";\n");
 }
 
 static void threads(emit_t *e)
@@ -296,48 +204,77 @@ static void threads(emit_t *e)
 	FILE *f = e->f;
 
 	for (unsigned t = 0; t < e->p->nthreads; t++) {
-		fprintf(f,
-		        "\n/* logical thread %u */\nstatic void *thread_%u(void *arg)\n{\n"
-		        "\t(void)arg;\n",
-		        t, t);
+		fprintf(f, "\n/* logical thread %u */\nstatic void thread_%u(void)\n{\n", t, t);
 		for (unsigned i = 0; i < e->p->nops; i++)
 			if (e->p->ops[i].thread == t)
 				op_call(e, i);
-		fprintf(f, "\treturn NULL;\n}\n");
+		fprintf(f, "}\n");
 	}
-	fprintf(f, "\nint main(void)\n{\n\tstatic void *(*const threads[])(void *) = {");
+	fprintf(f,
+	        "\nstatic void program(unsigned t)\n{\n\tstatic void (*const threads[])(void) = {");
 	for (unsigned t = 0; t < e->p->nthreads; t++)
 		fprintf(f, "%sthread_%u", t ? ", " : "", t);
-	fprintf(f, "};\n\n\treturn kr_run(threads, %u, sched, %u);\n}\n", e->p->nthreads,
+	fprintf(f, "};\n\n\tthreads[t]();\n}\n");
+}
+
+/* After an ORACLE line: which test failed. */
+static void report_out(FILE *f)
+{
+	fprintf(f, "\nstatic void report(void *ctx, const char *invariant, const char *msg)\n{\n"
+	           "\t(void)ctx;\n\t(void)invariant;\n\t(void)msg;\n"
+	           "\tfprintf(stderr, \"FAIL: %%s (regression test, fuzz target %%s)\\n\", "
+	           "test_name, test_target);\n}\n");
+}
+
+static void main_out(emit_t *e)
+{
+	char plan[512] = "";
+	FILE *f = e->f;
+
+	fprintf(f, "\nint main(void)\n{\n\tkh_config_t c;\n\tkh_result_t r;\n");
+	if (e->p->plan.n)
+		fprintf(f, "\tchar err[128];\n");
+	fprintf(f,
+	        "\n\tkh_config_init(&c);\n\tc.async = %s;\n\tc.nc = %u;\n\tc.qdepth = %u;\n"
+	        "\tc.nthreads = %u;\n\tc.models = models;\n"
+	        "\tc.nmodels = sizeof(models) / sizeof(models[0]);\n\tc.thread = program;\n"
+	        "\tc.sched = sched;\n\tc.nsched = %u;\n\tc.hooks.report = report;\n",
+	        e->p->async ? "true" : "false", e->p->nc, e->p->qdepth, e->p->nthreads,
 	        e->p->nsched);
+	if (e->p->plan.n) {
+		kfault_plan_format(&e->p->plan, plan, sizeof(plan));
+		fprintf(f, "\tif (kfault_plan_parse(");
+		c_string(f, plan);
+		fprintf(f, ", &c.plan, err, sizeof(err))) {\n"
+		           "\t\tfprintf(stderr, \"%%s: bad fault plan: %%s\\n\", test_name, err);\n"
+		           "\t\treturn 2;\n\t}\n");
+	}
+	fprintf(f, "\tif (kh_run(&c, &r) < 0) {\n"
+	           "\t\tprintf(\"%%s: the runtime did not start (bad config)\\n\", test_name);\n"
+	           "\t\treturn 1;\n\t}\n"
+	           "\tif (!r.started)\n"
+	           "\t\tprintf(\"%%s: the runtime did not start (a fault fired in nrt_init)\\n\", "
+	           "test_name);\n"
+	           "\telse\n"
+	           "\t\tprintf(\"%%s: PASS (%%llu scheduling points, %%llu preemptions)\\n\", "
+	           "test_name,\n\t\t       (unsigned long long)r.steps, "
+	           "(unsigned long long)r.preemptions);\n"
+	           "\treturn 0;\n}\n");
 }
 
 /* Write errors stay in the stream for kfile_commit to report. */
 static void emit_program(emit_t *e, const kr_input_t *in)
 {
-	char name[32];
-
 	collect_models(e);
 	header(e, in);
 	if (e->shared_prelude)
-		fprintf(e->f, "#include \"prelude.c\" /* tools/kmgr-repro/prelude.c */\n");
+		fprintf(e->f, "#include \"harness/embed.c\" /* fuzz/harness/embed.c */\n");
 	else
-		fwrite(kr_prelude, 1, sizeof(kr_prelude) - 1, e->f);
-	fprintf(e->f, "\n/* ---- the program ---- */\n");
-	for (unsigned k = 0; k < e->nm; k++) {
-		snprintf(name, sizeof(name), "model_%u", k);
-		fprintf(e->f, "/* %s */\n",
-		        e->m[k].tmpl >= 0 ? kprog_template_name((unsigned)e->m[k].tmpl) : "inline");
-		bytes_out(e->f, name, e->m[k].bytes, e->m[k].len);
-	}
-	fprintf(e->f, "\nstatic const mio_t models[] = {\n");
-	for (unsigned k = 0; k < e->nm; k++)
-		describe(e->f, k, &e->m[k]);
-	if (!e->nm)
-		fprintf(e->f, "\t{0},\n");
-	fprintf(e->f, "};\n\n");
-	bytes_out(e->f, "sched", e->p->sched, e->p->nsched);
+		fwrite(kr_harness, 1, sizeof(kr_harness) - 1, e->f);
+	data_out(e, in);
 	threads(e);
+	report_out(e->f);
+	main_out(e);
 }
 
 /* A test name from the output path: its base name without ".c". */

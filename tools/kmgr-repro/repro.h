@@ -83,7 +83,8 @@ bool kr_project_frame(const char *file);
 int kr_cmd_run(int argc, char **argv);
 
 /* emitc.c */
-/* shared_prelude: #include "prelude.c" instead of a copy (in-tree tests) */
+/* shared_prelude: #include "harness/embed.c" instead of a copy of the
+ * harness and the oracle (the tests kept in corpus/regressions/) */
 int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool shared_prelude);
 
 /* commands.c */

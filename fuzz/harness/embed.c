@@ -1,0 +1,18 @@
+/*
+ * embed.c - the harness and the oracle as one translation unit, for the
+ * tests kmgr-repro emits (tools/kmgr-repro/emitc.c).  A test either
+ * #includes this file (emit-c --shared-prelude: the tests kept in
+ * corpus/regressions/, compiled with fuzz/ on the include path) or carries
+ * a copy of the files below, amalgamated in this order at build time by
+ * tools/kmgr-repro/CMakeLists.txt (their fuzz/-local #include lines
+ * dropped), so that it stands alone and links libnrt only.  Add a file
+ * the harness comes to need here and in fuzz/CMakeLists.txt's KPROG_SRC.
+ */
+#include "prog/prog.h"
+#include "oracle/model.h"
+#include "oracle/oracle.h"
+#include "harness/harness.h"
+#include "oracle/model.c"
+#include "oracle/check.c"
+#include "oracle/oracle.c"
+#include "harness/harness.c"

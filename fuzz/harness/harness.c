@@ -1,0 +1,984 @@
+/*
+ * harness.c - the operations of harness.h and the run around them.
+ *
+ * Model operations go to the facade by id (kmgr_*), so that threads can
+ * race an unload against an execution without the harness itself using a
+ * freed nrt_model_t; tensors and the explicit-async polls go through the
+ * public API.  Every check is the oracle's; the harness's own bookkeeping
+ * (slots, pending executions, job ids) takes its lock, whose scheduling
+ * points are part of the schedule the decision bytes drive.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nrt/nrt.h>
+#include <nrt/nrt_async.h>
+
+#include "base/kalloc.h"
+#include "base/kattr.h"
+#include "base/kfault.h"
+#include "emu/emu.h"
+#include "harness/harness.h"
+#include "kmgr/kmgr.h"
+#include "sched/kctl.h"
+
+#define KH_MAX_IO      ORACLE_MAX_IO
+#define KH_MAX_PENDING 160
+#define KH_MAX_SEQS    8
+#define KH_MAX_JOBS    1024
+#define KH_BOGUS_SEQ   ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
+
+/* The tensors of one execution: a model's inputs then outputs. */
+typedef struct kh_iob {
+	const oracle_io_t *io;
+	uint32_t seed;
+	nrt_tensor_t *t[KH_MAX_IO];
+	void *buf[KH_MAX_IO];     /* attached buffers of VIRT tensors */
+	uint8_t *data[KH_MAX_IO]; /* what each input holds */
+	nrt_tensor_set_t *in, *out;
+} kh_iob_t;
+
+/* An execution whose tensors stay in use after its op returned. */
+typedef struct kh_pend {
+	bool used, sched;
+	unsigned op;
+	uint64_t job_first, job_last;
+	nrta_seq_t seq;
+	NRT_STATUS ret; /* written by the device at completion */
+	kh_iob_t b;
+} kh_pend_t;
+
+typedef struct kh_slot {
+	bool used;
+	uint32_t id, start_nc, stale;
+	const oracle_io_t *io;
+} kh_slot_t;
+
+typedef struct kh_tslot {
+	nrt_tensor_t *t;
+	void *buf;
+} kh_tslot_t;
+
+static struct {
+	const kh_config_t *c;
+	bool reference;  /* statuses predicted exactly */
+	bool faults;     /* a fault may fire: error statuses are not findings */
+	ks_mutex_t lock; /* slots and pend reservation */
+	kh_slot_t slot[KPROG_SLOTS];
+	kh_pend_t pend[KH_MAX_PENDING];
+	kh_tslot_t ts[KPROG_MAX_THREADS][KPROG_TSLOTS];
+	nrta_seq_t seqs[KPROG_MAX_THREADS][KH_MAX_SEQS];
+	unsigned nseq[KPROG_MAX_THREADS];
+	unsigned pend_hw; /* pend[] entries ever used this run */
+	ks_atomic_t ops_run, ops_ok, checked, next_job;
+	ks_atomic_t job_hw; /* the highest job id a callback reported */
+	ks_atomic_t job_done[KH_MAX_JOBS], job_ok[KH_MAX_JOBS];
+} H = {.lock = KS_MUTEX_INITIALIZER};
+
+/* ---- tensors of one execution ----------------------------------------- */
+
+/* No coverage counters on byte loops over tensor data (KATTR_NO_COVERAGE). */
+KATTR_NO_COVERAGE static void kh_fill_pattern(uint8_t *p, uint64_t n, uint8_t first, uint8_t step)
+{
+	for (uint64_t k = 0; k < n; k++)
+		p[k] = (uint8_t)(first + k * step);
+}
+
+static void kh_iob_free(kh_iob_t *b)
+{
+	if (b->in)
+		nrt_destroy_tensor_set(&b->in);
+	if (b->out)
+		nrt_destroy_tensor_set(&b->out);
+	for (unsigned i = 0; i < KH_MAX_IO; i++) {
+		if (b->t[i])
+			nrt_tensor_free(&b->t[i]);
+		free(b->buf[i]);
+		free(b->data[i]);
+	}
+	memset(b, 0, sizeof(*b));
+}
+
+static NRT_STATUS kh_make_tensor(kh_iob_t *b, unsigned i, int place, int nc)
+{
+	uint64_t size = b->io->size[i];
+	const char *name = b->io->name[i];
+	NRT_STATUS rc;
+
+	if (place == KPROG_PLACE_DEV || place == KPROG_PLACE_HOST)
+		return nrt_tensor_allocate(place == KPROG_PLACE_DEV ? NRT_TENSOR_PLACEMENT_DEVICE
+		                                                    : NRT_TENSOR_PLACEMENT_HOST,
+		                           nc, size, name, &b->t[i]);
+	rc = nrt_tensor_allocate_empty(name, &b->t[i]);
+	if (rc)
+		return rc;
+	b->buf[i] = calloc(1, size);
+	if (!b->buf[i])
+		abort();
+	return nrt_tensor_attach_buffer(b->t[i], b->buf[i], size);
+}
+
+static NRT_STATUS kh_fill_input(kh_iob_t *b, unsigned i)
+{
+	uint64_t size = b->io->size[i];
+
+	b->data[i] = malloc(size);
+	if (!b->data[i])
+		abort();
+	kh_fill_pattern(b->data[i], size, (uint8_t)(b->seed * 13u + i * 31u), 7);
+	return nrt_tensor_write(b->t[i], b->data[i], 0, size);
+}
+
+/* One side (inputs or outputs); MISSING leaves out its first tensor, the
+ * bind error edge. */
+static NRT_STATUS kh_build_side(kh_iob_t *b, bool input, int place, int nc)
+{
+	uint32_t from = input ? 0 : b->io->n_in;
+	uint32_t n = input ? b->io->n_in : b->io->n_out;
+	nrt_tensor_set_t *set = input ? b->in : b->out;
+	NRT_STATUS rc = NRT_SUCCESS;
+
+	for (uint32_t j = 0; j < n && rc == NRT_SUCCESS; j++) {
+		unsigned i = from + j;
+
+		if (place == KPROG_PLACE_MISSING && j == 0)
+			continue;
+		rc = kh_make_tensor(b, i, place == KPROG_PLACE_MISSING ? KPROG_PLACE_DEV : place, nc);
+		if (rc == NRT_SUCCESS && input)
+			rc = kh_fill_input(b, i);
+		if (rc == NRT_SUCCESS)
+			rc = nrt_add_tensor_to_tensor_set(set, b->io->name[i], b->t[i]);
+	}
+	return rc;
+}
+
+static NRT_STATUS kh_iob_build(kh_iob_t *b, const oracle_io_t *io, uint32_t seed, int in_place,
+                               int out_place, int nc)
+{
+	NRT_STATUS rc;
+
+	memset(b, 0, sizeof(*b));
+	b->io = io;
+	b->seed = seed;
+	rc = nrt_allocate_tensor_set(&b->in);
+	if (rc == NRT_SUCCESS)
+		rc = nrt_allocate_tensor_set(&b->out);
+	if (rc == NRT_SUCCESS)
+		rc = kh_build_side(b, true, in_place, nc);
+	if (rc == NRT_SUCCESS)
+		rc = kh_build_side(b, false, out_place, nc);
+	if (rc)
+		kh_iob_free(b);
+	return rc;
+}
+
+/* The oracle compares the outputs with the formula; a missing input
+ * leaves nothing to compare against. */
+static void kh_iob_verify(kh_iob_t *b, unsigned op)
+{
+	const oracle_io_t *io = b->io;
+
+	for (uint32_t i = 0; i < io->n_in; i++)
+		if (!b->data[i])
+			return;
+	oracle_check_outputs(op, io, (const uint8_t *const *)b->data, b->t + io->n_in);
+	ks_atomic_add_quiet(&H.checked, 1);
+}
+
+/* ---- bookkeeping -------------------------------------------------------- */
+
+static bool kh_get_slot(unsigned s, kh_slot_t *out)
+{
+	ks_mutex_lock(&H.lock);
+	*out = H.slot[s];
+	ks_mutex_unlock(&H.lock);
+	return out->used;
+}
+
+/* A loaded model the harness can execute. */
+static bool kh_get_runnable(unsigned s, kh_slot_t *out)
+{
+	return kh_get_slot(s, out) && out->io->ok;
+}
+
+static void kh_clear_slot_if(unsigned s, uint32_t id)
+{
+	ks_mutex_lock(&H.lock);
+	if (H.slot[s].used && H.slot[s].id == id) {
+		H.slot[s].used = false;
+		H.slot[s].stale = id;
+	}
+	ks_mutex_unlock(&H.lock);
+}
+
+static kh_pend_t *kh_pend_get(void)
+{
+	kh_pend_t *pe = NULL;
+
+	ks_mutex_lock(&H.lock);
+	for (unsigned i = 0; i < KH_MAX_PENDING && !pe; i++)
+		if (!H.pend[i].used) {
+			pe = &H.pend[i];
+			memset(pe, 0, sizeof(*pe));
+			pe->used = true;
+			if (i >= H.pend_hw)
+				H.pend_hw = i + 1;
+		}
+	ks_mutex_unlock(&H.lock);
+	return pe;
+}
+
+static void kh_pend_put(kh_pend_t *pe)
+{
+	kh_iob_free(&pe->b);
+	ks_mutex_lock(&H.lock);
+	pe->used = false;
+	ks_mutex_unlock(&H.lock);
+}
+
+/* A pending entry with the tensors of an execution of slot s. */
+static kh_pend_t *kh_pend_build(const kh_slot_t *s, unsigned op, int in, int out)
+{
+	kh_pend_t *pe = kh_pend_get();
+
+	if (!pe)
+		return NULL;
+	if (kh_iob_build(&pe->b, s->io, op, in, out, (int)s->start_nc)) {
+		kh_pend_put(pe);
+		return NULL;
+	}
+	return pe;
+}
+
+static void kh_done(unsigned op, const char *what, NRT_STATUS rc)
+{
+	ks_atomic_add_quiet(&H.ops_run, 1);
+	if (rc == NRT_SUCCESS)
+		ks_atomic_add_quiet(&H.ops_ok, 1);
+	if (H.c->hooks.op_done)
+		H.c->hooks.op_done(H.c->hooks.ctx, op, what, rc);
+}
+
+/* The reference model's verdict where it has one (single-threaded, no
+ * fault fired since the op began); the argument contract in every run. */
+static void kh_check(unsigned op, const char *what, NRT_STATUS rc, oracle_expect_t e,
+                     uint64_t fired0)
+{
+	oracle_check_status(op, what, rc, e, H.reference && kfault_fired() == fired0, H.faults);
+}
+
+/* An op on model id that began at t0 returned rc: counted, recorded in
+ * the oracle's history, checked.  Returns the tick it ended at. */
+static uint64_t kh_finish(unsigned op, const char *what, oracle_rec_t rec, uint32_t id,
+                          uint64_t t0, NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
+{
+	uint64_t t1 = oracle_tick();
+
+	kh_done(op, what, rc);
+	oracle_record(op, rec, what, id, t0, t1, rc);
+	kh_check(op, what, rc, e, fired0);
+	return t1;
+}
+
+/* ---- model operations ----------------------------------------------------- */
+
+void kh_load(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	const kh_model_t *m = &H.c->models[a->model];
+	uint64_t fired0 = kfault_fired(), t0;
+	uint32_t start = 0, cnt = 0;
+	H_NN h = {0};
+	NRT_STATUS rc;
+
+	(void)thread;
+	t0 = oracle_tick();
+	rc = kmgr_load_nn(m->bytes, m->len, a->start, a->count, &h);
+	kh_finish(op, "load", ORACLE_LOAD, rc == NRT_SUCCESS ? h.id : 0, t0, rc,
+	          oracle_predict_load(&m->io, H.c->nc, a->start, a->count), fired0);
+	if (rc)
+		return;
+	oracle_note_loaded(h.id);
+	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
+		start = 0;
+	ks_mutex_lock(&H.lock);
+	H.slot[a->slot] = (kh_slot_t){true, h.id, start, H.slot[a->slot].stale, &m->io};
+	ks_mutex_unlock(&H.lock);
+}
+
+void kh_unload(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	kh_slot_t s;
+	NRT_STATUS rc;
+
+	(void)thread;
+	if (!kh_get_slot((unsigned)a->slot, &s))
+		return;
+	t0 = oracle_tick();
+	rc = kmgr_unload_nn((H_NN){s.id});
+	kh_finish(op, "unload", ORACLE_UNLOAD, s.id, t0, rc, oracle_predict_ok(), fired0);
+	if (rc)
+		return;
+	/* not drained: explicit-async work may outlive an async unload
+	 * (seed §4, the async_mix option) */
+	oracle_note_unloaded(s.id, false);
+	kh_clear_slot_if((unsigned)a->slot, s.id);
+}
+
+void kh_unload_all(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0, t1;
+	kh_slot_t s[KPROG_SLOTS];
+
+	(void)thread;
+	(void)a;
+	for (unsigned k = 0; k < KPROG_SLOTS; k++)
+		kh_get_slot(k, &s[k]);
+	t0 = oracle_tick();
+	t1 = kh_finish(op, "unload_all", ORACLE_UNLOAD_ALL, 0, t0, kmgr_unload_all_nns(),
+	               oracle_predict_ok(), fired0);
+	for (unsigned k = 0; k < KPROG_SLOTS; k++) {
+		uint32_t x, y;
+
+		if (!s[k].used || kmgr_get_nc_info((H_NN){s[k].id}, &x, &y) != NRT_INVALID_HANDLE)
+			continue;
+		/* erased, but not necessarily drained: another thread's unload may
+		 * still be waiting for the model's references, so this is no
+		 * point after which the device must stay quiet (no
+		 * oracle_note_unloaded here) */
+		oracle_record(op, ORACLE_UNLOAD_ALL, "unload_all", s[k].id, t0, t1, NRT_SUCCESS);
+		kh_clear_slot_if(k, s[k].id);
+	}
+}
+
+/* ---- executions ----------------------------------------------------------- */
+
+void kh_exec(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0, first, job, last_ok = 0;
+	NRT_STATUS rc = NRT_SUCCESS;
+	oracle_expect_t e;
+	kh_pend_t *pe;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_runnable((unsigned)a->slot, &s) || !(pe = kh_pend_build(&s, op, a->in, a->out)))
+		return;
+	e = oracle_predict_exec(s.io, a->in, a->out, H.c->async);
+	/* One block of job ids for the whole op: the pending check looks at
+	 * first..last_ok, and ids taken one by one interleaved with other
+	 * threads' (a success of another op's job then passed for one of ours;
+	 * the faults and async targets found this in the oracle) */
+	first = (uint64_t)ks_atomic_add_quiet(&H.next_job, a->repeat > 0 ? a->repeat : 0) + 1;
+	for (int r = 0; r < a->repeat && rc == NRT_SUCCESS; r++) {
+		job = first + (uint64_t)r;
+		t0 = oracle_tick();
+		rc = kmgr_exec((H_NN){s.id}, pe->b.in, pe->b.out, job);
+		kh_finish(op, "exec", ORACLE_EXEC, s.id, t0, rc, e, fired0);
+		if (rc == NRT_SUCCESS)
+			last_ok = job;
+	}
+	/* implicit async: any queued execution still uses the tensors */
+	if (last_ok && H.c->async) {
+		pe->op = op;
+		pe->job_first = first;
+		pe->job_last = last_ok;
+		return;
+	}
+	if (rc == NRT_SUCCESS)
+		kh_iob_verify(&pe->b, op);
+	kh_pend_put(pe);
+}
+
+/* Explicit async (nrta_execute_schedule's path): off in implicit-async
+ * runs unless async_mix, since the facade's async unload stops the async
+ * worker but not the sync XU (seed §4). */
+void kh_schedule(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	NRT_STATUS rc;
+	kh_pend_t *pe;
+	kh_slot_t s;
+
+	if (H.c->async && !H.c->async_mix)
+		return;
+	if (!kh_get_runnable((unsigned)a->slot, &s) || !(pe = kh_pend_build(&s, op, a->in, a->out)))
+		return;
+	t0 = oracle_tick();
+	rc = kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret,
+	                          &pe->seq);
+	kh_finish(op, "schedule", ORACLE_READ, s.id, t0, rc,
+	          oracle_predict_exec(s.io, a->in, a->out, true), fired0);
+	if (rc) {
+		kh_pend_put(pe);
+		return;
+	}
+	pe->op = op;
+	pe->sched = true;
+	if (H.nseq[thread] < KH_MAX_SEQS)
+		H.seqs[thread][H.nseq[thread]++] = pe->seq;
+}
+
+void kh_is_completed(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired();
+	bool is_done = false;
+	nrta_seq_t seq;
+	NRT_STATUS rc;
+
+	if (!a->bogus && !H.nseq[thread])
+		return;
+	seq = a->bogus ? KH_BOGUS_SEQ : H.seqs[thread][(unsigned)a->which % H.nseq[thread]];
+	rc = nrta_is_completed(seq, &is_done);
+	kh_done(op, "is_completed", rc);
+	kh_check(op, "is_completed", rc, oracle_predict_is_completed(a->bogus), fired0);
+}
+
+void kh_get_sequence(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired();
+	nrta_seq_t seq = 0;
+	NRT_STATUS rc;
+
+	(void)thread;
+	rc = nrta_get_sequence((uint32_t)a->lnc, (nrta_xu_t)a->xu, a->queue, &seq);
+	kh_done(op, "get_sequence", rc);
+	kh_check(op, "get_sequence", rc,
+	         oracle_predict_get_sequence(H.c->nc, a->lnc, a->xu, a->queue), fired0);
+}
+
+/* ---- metadata ------------------------------------------------------------- */
+
+void kh_tensor_info(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	bool is_input = !(a->index & 1);
+	uint32_t idx = (uint32_t)a->index >> 1, ndim = 0, *shape = NULL;
+	char name[NRT_TENSOR_NAME_MAX];
+	nrt_dtype_t dtype;
+	size_t size = 0;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_runnable((unsigned)a->slot, &s))
+		return;
+	t0 = oracle_tick();
+	rc = kmgr_get_io_tensor_info((H_NN){s.id}, is_input, idx, name, &size, &dtype, &ndim,
+	                             &shape);
+	kh_finish(op, "tensor_info", ORACLE_READ, s.id, t0, rc,
+	          oracle_predict_tensor_info(s.io, is_input, idx), fired0);
+	if (rc)
+		return;
+	kfree(shape);
+	oracle_check_tensor_info(op, s.io, idx + (is_input ? 0 : s.io->n_in), name, size);
+}
+
+void kh_is_valid_ifmap(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	bool valid = false, want;
+	const char *name;
+	oracle_expect_t e;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_runnable((unsigned)a->slot, &s))
+		return;
+	e = oracle_predict_is_valid_ifmap(s.io, (unsigned)a->name, &name, &want);
+	t0 = oracle_tick();
+	rc = kmgr_is_valid_ifmap((H_NN){s.id}, name, &valid);
+	kh_finish(op, "is_valid_ifmap", ORACLE_READ, s.id, t0, rc, e, fired0);
+	if (rc == NRT_SUCCESS)
+		oracle_check_ifmap_valid(op, name, valid, want);
+}
+
+void kh_ifmap_count(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	uint32_t count = 0, nout = 0;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_runnable((unsigned)a->slot, &s))
+		return;
+	t0 = oracle_tick();
+	if (a->io)
+		rc = kmgr_get_io_tensor_count((H_NN){s.id}, &count, &nout);
+	else
+		rc = kmgr_get_ifmap_count((H_NN){s.id}, &count);
+	kh_finish(op, "ifmap_count", ORACLE_READ, s.id, t0, rc, oracle_predict_ok(), fired0);
+	if (rc == NRT_SUCCESS)
+		oracle_check_counts(op, s.io, count, a->io, nout);
+}
+
+void kh_set_profiling(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_slot((unsigned)a->slot, &s))
+		return;
+	t0 = oracle_tick();
+	rc = a->mac ? kmgr_set_mac_count((H_NN){s.id}, 1000u + (uint64_t)op)
+	            : kmgr_set_profiling((H_NN){s.id}, a->on);
+	kh_finish(op, "set_profiling", ORACLE_READ, s.id, t0, rc, oracle_predict_ok(), fired0);
+}
+
+/* ---- wrong handles and wrong arguments -------------------------------- */
+
+/* One of nine entry points with id h; what selects it. */
+static NRT_STATUS kh_call_with(H_NN h, int what)
+{
+	uint32_t count = 0, nout = 0, ndim = 0, *shape = NULL;
+	char name[NRT_TENSOR_NAME_MAX];
+	nrt_dtype_t dtype;
+	nrta_seq_t seq;
+	NRT_STATUS rc, ret;
+	size_t size;
+	bool valid;
+
+	switch (what) {
+	case 0:
+		return kmgr_exec(h, NULL, NULL, 0);
+	case 1:
+		return kmgr_get_ifmap_count(h, &count);
+	case 2:
+		return kmgr_unload_nn(h);
+	case 3:
+		return kmgr_set_profiling(h, true);
+	case 4:
+		rc = kmgr_get_io_tensor_info(h, true, 0, name, &size, &dtype, &ndim, &shape);
+		if (rc == NRT_SUCCESS)
+			kfree(shape);
+		return rc;
+	case 5:
+		return kmgr_is_valid_ifmap(h, "x", &valid);
+	case 6:
+		return kmgr_get_io_tensor_count(h, &count, &nout);
+	case 7:
+		return kmgr_tpb_xu_schedule(0, h, NULL, NULL, &ret, &seq);
+	default:
+		return kmgr_set_mac_count(h, 1);
+	}
+}
+
+/* An id that was unloaded (or was never issued) answers INVALID_HANDLE
+ * everywhere. */
+void kh_stale(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	NRT_STATUS rc;
+	kh_slot_t s;
+	H_NN h;
+
+	(void)thread;
+	kh_get_slot((unsigned)a->slot, &s);
+	h.id = s.stale ? s.stale : 0xfffffff0u - op;
+	t0 = oracle_tick();
+	rc = kh_call_with(h, a->what);
+	kh_finish(op, "stale", ORACLE_READ, h.id, t0, rc, oracle_predict_stale(), fired0);
+	if (rc == NRT_SUCCESS)
+		oracle_fail("stale-handle", "op %u: unloaded id %u accepted", op, h.id);
+}
+
+/* A NULL or mismatched argument on a loaded model (what selects it). */
+static NRT_STATUS kh_call_badly(const kh_slot_t *s, int what, nrt_tensor_set_t *set)
+{
+	uint32_t count = 0, ndim = 0, *shape = NULL;
+	H_NN h = {s->id}, out;
+	nrt_dtype_t dtype;
+	nrta_seq_t seq;
+	NRT_STATUS ret;
+	size_t size;
+
+	switch (what) {
+	case 0:
+		return kmgr_exec(h, NULL, set, 0);
+	case 1:
+		return kmgr_exec(h, set, NULL, 0);
+	case 2:
+		return kmgr_get_io_tensor_info(h, true, 0, NULL, &size, &dtype, &ndim, &shape);
+	case 3:
+		return kmgr_is_valid_ifmap(h, "x", NULL);
+	case 4:
+		return kmgr_get_ifmap_count(h, NULL);
+	case 5:
+		return kmgr_get_io_tensor_count(h, &count, NULL);
+	case 6:
+		return kmgr_load_nn(NULL, 16, -1, -1, &out);
+	case 7:
+		/* the model's own core plus one: the seed asserts, we refuse */
+		return kmgr_tpb_xu_schedule(s->start_nc + 1, h, NULL, NULL, &ret, &seq);
+	case 8:
+		return kmgr_tpb_xu_schedule(s->start_nc, h, NULL, NULL, &ret, NULL);
+	default:
+		return kmgr_get_nc_info(h, &count, NULL);
+	}
+}
+
+/* NRT_INVALID, never a crash (a model that went away meanwhile answers
+ * INVALID_HANDLE). */
+void kh_badargs(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired();
+	nrt_tensor_set_t *set = NULL;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_slot((unsigned)a->slot, &s))
+		return;
+	if (a->what <= 1 && nrt_allocate_tensor_set(&set) != NRT_SUCCESS)
+		return;
+	rc = kh_call_badly(&s, a->what, set);
+	if (set)
+		nrt_destroy_tensor_set(&set);
+	kh_done(op, "badargs", rc);
+	kh_check(op, "badargs", rc, oracle_predict_badargs(), fired0);
+}
+
+/* Arms "fail the nth next allocation at site" from now on; only in
+ * single-threaded sync programs, where no library thread is busy when the
+ * plan changes. */
+void kh_fault(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	kfault_plan_t plan = {.n = 1};
+	size_t n = 0;
+	const kfault_site_info_t *sites = kfault_sites(&n);
+
+	(void)op;
+	(void)thread;
+	if (H.c->nthreads != 1 || H.c->async)
+		return;
+	plan.e[0] = (kfault_entry_t){KFAULT_FAIL_ALLOC, 0, (uint32_t)a->nth, 0};
+	plan.e[0].site = a->site && (size_t)a->site <= n ? (uint32_t)sites[a->site - 1].site : 0;
+	kfault_set_plan(&plan);
+	H.faults = true;
+}
+
+/* ---- tensor slots ------------------------------------------------------- */
+
+static const size_t kh_tsizes[4] = {0, 1, 64, 4096};
+static const size_t kh_tlens[4] = {0, 1, 8, 64};
+
+static void kh_tslot_free(kh_tslot_t *ts)
+{
+	if (ts->t)
+		nrt_tensor_free(&ts->t);
+	free(ts->buf);
+	ts->buf = NULL;
+}
+
+void kh_talloc(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	kh_tslot_t *ts = &H.ts[thread][a->ts];
+	size_t size = kh_tsizes[a->size & 3];
+	NRT_STATUS rc;
+
+	kh_tslot_free(ts);
+	if (a->place <= KPROG_PLACE_HOST) {
+		rc = nrt_tensor_allocate(a->place ? NRT_TENSOR_PLACEMENT_HOST
+		                                  : NRT_TENSOR_PLACEMENT_DEVICE,
+		                         0, size, "t", &ts->t);
+	} else {
+		rc = nrt_tensor_allocate_empty("t", &ts->t);
+		if (rc == NRT_SUCCESS && a->place == KPROG_PLACE_VIRT && size) {
+			ts->buf = calloc(1, size);
+			rc = nrt_tensor_attach_buffer(ts->t, ts->buf, size);
+		}
+	}
+	kh_done(op, "talloc", rc);
+}
+
+void kh_tfree(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	kh_tslot_free(&H.ts[thread][a->ts]);
+	kh_done(op, "tfree", NRT_SUCCESS);
+}
+
+/* Bytes at off*8, len from {0, 1, 8, 64}: in and out of range. */
+static void kh_tio(unsigned op, unsigned thread, const kh_args_t *a, bool write)
+{
+	kh_tslot_t *ts = &H.ts[thread][a->ts];
+	size_t off = (size_t)a->off * 8, len = kh_tlens[a->len & 3];
+	NRT_STATUS rc = NRT_SUCCESS;
+	uint8_t data[64];
+
+	memset(data, (int)op, sizeof(data));
+	if (ts->t)
+		rc = write ? nrt_tensor_write(ts->t, data, off, len)
+		           : nrt_tensor_read(ts->t, data, off, len);
+	kh_done(op, write ? "twrite" : "tread", rc);
+}
+
+void kh_twrite(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	kh_tio(op, thread, a, true);
+}
+
+void kh_tread(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	kh_tio(op, thread, a, false);
+}
+
+/* ---- the tables ----------------------------------------------------------- */
+
+const kh_op_fn kh_ops[KOP__COUNT] = {
+    [KOP_LOAD] = kh_load,
+    [KOP_UNLOAD] = kh_unload,
+    [KOP_UNLOAD_ALL] = kh_unload_all,
+    [KOP_EXEC] = kh_exec,
+    [KOP_SCHEDULE] = kh_schedule,
+    [KOP_IS_COMPLETED] = kh_is_completed,
+    [KOP_GET_SEQUENCE] = kh_get_sequence,
+    [KOP_TENSOR_INFO] = kh_tensor_info,
+    [KOP_IS_VALID_IFMAP] = kh_is_valid_ifmap,
+    [KOP_IFMAP_COUNT] = kh_ifmap_count,
+    [KOP_SET_PROFILING] = kh_set_profiling,
+    [KOP_STALE] = kh_stale,
+    [KOP_FAULT] = kh_fault,
+    [KOP_TALLOC] = kh_talloc,
+    [KOP_TFREE] = kh_tfree,
+    [KOP_TWRITE] = kh_twrite,
+    [KOP_TREAD] = kh_tread,
+    [KOP_BADARGS] = kh_badargs,
+};
+
+#define KH_FIELD(f) {#f, offsetof(kh_args_t, f)}
+
+int kh_field_offset(const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+	    KH_FIELD(slot),  KH_FIELD(model), KH_FIELD(start), KH_FIELD(count), KH_FIELD(in),
+	    KH_FIELD(out),   KH_FIELD(repeat), KH_FIELD(queue), KH_FIELD(which), KH_FIELD(bogus),
+	    KH_FIELD(lnc),   KH_FIELD(xu),    KH_FIELD(index), KH_FIELD(name),  KH_FIELD(io),
+	    KH_FIELD(on),    KH_FIELD(mac),   KH_FIELD(what),  KH_FIELD(site),  KH_FIELD(nth),
+	    KH_FIELD(ts),    KH_FIELD(place), KH_FIELD(size),  KH_FIELD(off),   KH_FIELD(len),
+	    KH_FIELD(tmpl),
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!strcmp(fields[i].name, name))
+			return (int)fields[i].off;
+	return -1;
+}
+
+/* ---- completion, quiescence and teardown ------------------------------- */
+
+/* The job flags are cleared only up to the highest id a run touched (a
+ * full sweep was a tenth of a short run); ids the callback reports are
+ * counted too, in case the library names one the harness never reserved. */
+static void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
+                              NRT_STATUS status)
+{
+	(void)params;
+	(void)model_id;
+	(void)vnc;
+	if (job_id == 0 || job_id >= KH_MAX_JOBS)
+		return;
+	ks_atomic_max_quiet(&H.job_hw, (int64_t)job_id);
+	if (status == NRT_SUCCESS)
+		ks_atomic_store_quiet(&H.job_ok[job_id], 1);
+	ks_atomic_store_quiet(&H.job_done[job_id], 1);
+}
+
+/* Every submitted execution completed or was cancelled.  A sleep, not a
+ * yield: under control a sleeping thread is not runnable, so the device
+ * threads run even when the decisions ran out (whose fallback keeps the
+ * current thread). */
+static void kh_quiesce(void)
+{
+	while (emu_inflight_execs() != 0)
+		ks_usleep(50);
+}
+
+static void kh_finish_pending(void)
+{
+	for (unsigned k = 0; k < H.pend_hw; k++) {
+		kh_pend_t *pe = &H.pend[k];
+		bool is_done = false, ok = false;
+
+		if (!pe->used)
+			continue;
+		if (pe->sched) {
+			if (kmgr_xu_is_completed(pe->seq, &is_done) != NRT_SUCCESS || !is_done)
+				oracle_fail("lost-completion",
+				            "op %u: sequence %llx never completed", pe->op,
+				            (unsigned long long)pe->seq);
+			ok = pe->ret == NRT_SUCCESS;
+		} else {
+			/* seq_cst: the callback's store follows the device's writes of
+			 * the outputs, so this load orders our reads after them */
+			for (uint64_t j = pe->job_first; j <= pe->job_last && j < KH_MAX_JOBS; j++)
+				ok |= ks_atomic_load_quiet(&H.job_ok[j]) != 0;
+		}
+		if (ok)
+			kh_iob_verify(&pe->b, pe->op);
+		kh_pend_put(pe);
+	}
+}
+
+static void kh_free_tensor_slots(void)
+{
+	for (unsigned t = 0; t < KPROG_MAX_THREADS; t++)
+		for (unsigned k = 0; k < KPROG_TSLOTS; k++)
+			kh_tslot_free(&H.ts[t][k]);
+}
+
+static void kh_set_env(const kh_config_t *c)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", c->nc);
+	setenv("KMGR_EMU_NC_COUNT", v, 1);
+	unsetenv("NEURON_RT_VISIBLE_CORES");
+	if (c->async) {
+		snprintf(v, sizeof(v), "%u", c->qdepth);
+		setenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", v, 1);
+	} else {
+		unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
+	}
+}
+
+static void kh_reset(const kh_config_t *c)
+{
+	int64_t jobs = ks_atomic_peek(&H.next_job);
+
+	if (ks_atomic_peek(&H.job_hw) > jobs)
+		jobs = ks_atomic_peek(&H.job_hw);
+	if (jobs >= KH_MAX_JOBS)
+		jobs = KH_MAX_JOBS - 1;
+	H.c = c;
+	H.reference = c->reference && c->nthreads == 1;
+	H.faults = c->plan.n > 0;
+	memset(H.slot, 0, sizeof(H.slot));
+	memset(H.pend, 0, H.pend_hw * sizeof(H.pend[0]));
+	H.pend_hw = 0;
+	memset(H.nseq, 0, sizeof(H.nseq));
+	ks_atomic_reset(&H.ops_run);
+	ks_atomic_reset(&H.ops_ok);
+	ks_atomic_reset(&H.checked);
+	ks_atomic_reset(&H.next_job);
+	ks_atomic_reset(&H.job_hw);
+	for (int64_t j = 0; j <= jobs; j++) {
+		ks_atomic_reset(&H.job_done[j]);
+		ks_atomic_reset(&H.job_ok[j]);
+	}
+}
+
+/* Before any plan is installed: parsing allocates through kalloc. */
+static void kh_describe_models(const kh_config_t *c)
+{
+	for (unsigned k = 0; k < c->nmodels; k++) {
+		kh_model_t *m = &c->models[k];
+
+		if (!m->described)
+			oracle_describe(&m->io, m->bytes, m->len);
+		m->described = true;
+	}
+}
+
+static void *kh_thread_main(void *arg)
+{
+	H.c->thread((unsigned)(uintptr_t)arg);
+	return NULL;
+}
+
+/* Everything from nrt_init to the accounting check after close. */
+static int kh_body(const kh_config_t *c, kh_result_t *r)
+{
+	ks_thread_t th[KPROG_MAX_THREADS];
+	bool close_faulted;
+	uint64_t fired;
+
+	if (c->plan.n)
+		kfault_set_plan(&c->plan);
+	if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) {
+		kfault_clear();
+		oracle_check_closed("after a failed nrt_init");
+		return c->plan.n ? 0 : -1;
+	}
+	r->started = true;
+	oracle_attach();
+	if (kmgr_is_async() != c->async)
+		oracle_fail("mode", "kmgr_is_async() is %d, the program asked for %s",
+		            kmgr_is_async(), c->async ? "async" : "sync");
+	for (unsigned t = 1; t < c->nthreads; t++)
+		if (ks_thread_create(&th[t], "kprog", kh_thread_main, (void *)(uintptr_t)t))
+			abort();
+	c->thread(0);
+	for (unsigned t = 1; t < c->nthreads; t++)
+		ks_thread_join(&th[t], NULL);
+	kh_quiesce();
+	kh_finish_pending();
+	kh_free_tensor_slots();
+	oracle_check_refcounts(H.faults);
+	oracle_check_history();
+	oracle_detach();
+	/* The plan stays installed until the device threads are gone: kfault's
+	 * contract (and TSan) forbid changing it while they may read it.  A
+	 * fault that fires inside nrt_close itself can leave what close could
+	 * not unload; that run skips the leak check. */
+	fired = kfault_fired();
+	nrt_close();
+	close_faulted = kfault_fired() != fired;
+	kfault_clear();
+	if (!close_faulted)
+		oracle_check_closed("after nrt_close");
+	return 0;
+}
+
+void kh_config_init(kh_config_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nc = 1;
+	c->qdepth = 1;
+	c->nthreads = 1;
+	c->reference = true;
+}
+
+int kh_run(const kh_config_t *c, kh_result_t *r)
+{
+	ks_ctl_config_t cfg;
+	ks_ctl_result_t res = {0};
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	kh_reset(c);
+	kh_describe_models(c);
+	kh_set_env(c);
+	nrt_register_async_exec_callback(kh_async_callback, NULL);
+	oracle_set_report(c->hooks.report, c->hooks.ctx);
+	oracle_begin();
+	oracle_history_begin();
+	if (!c->free_running) {
+		ks_ctl_config_init(&cfg);
+		cfg.strategy = KS_STRAT_BYTES;
+		cfg.bytes = c->sched;
+		cfg.nbytes = c->nsched;
+		cfg.max_steps = c->max_steps;
+		if (ks_ctl_begin(&cfg))
+			abort();
+	}
+	rc = kh_body(c, r);
+	if (!c->free_running)
+		ks_ctl_end(&res);
+	r->ops_run = (uint32_t)ks_atomic_peek(&H.ops_run);
+	r->ops_ok = (uint32_t)ks_atomic_peek(&H.ops_ok);
+	r->execs_checked = (uint32_t)ks_atomic_peek(&H.checked);
+	r->steps = res.steps;
+	r->preemptions = res.preemptions;
+	r->trace = res.trace;
+	r->ntrace = res.ntrace;
+	return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * target.c - what a program fuzz target does with one input, in one place
+ * for the targets (fuzz/targets/) and the reproducer's child (kmgr-repro
+ * __run): decode, shape as the named target, run on a fresh runtime with
+ * the oracle under the controlled scheduler.  The environment picks the
+ * variants: KMGR_FUZZ_BACKEND=free (free-running threads, the baseline),
+ * KMGR_FUZZ_VERBOSE (each op and the library's whole log),
+ * KMGR_FUZZ_ASYNC_MIX (explicit SCHEDULE ops in implicit-async runs).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog.h"
+
+static const kprog_run_opts_t *fuzz_opts(void)
+{
+	static kprog_run_opts_t opts;
+	static bool inited;
+	const char *b;
+
+	if (inited)
+		return &opts;
+	b = getenv("KMGR_FUZZ_BACKEND");
+	kprog_run_opts_init(&opts);
+	if (b)
+		opts.backend = strcmp(b, "free") ? KPROG_CONTROLLED : KPROG_FREE;
+	opts.verbose = getenv("KMGR_FUZZ_VERBOSE") != NULL;
+	opts.async_mix = getenv("KMGR_FUZZ_ASYNC_MIX") != NULL;
+	/* the library's error log is noise here (inputs are wrong on purpose)
+	 * and costs exec/s; KMGR_FUZZ_VERBOSE keeps it */
+	if (!opts.verbose)
+		kprog_log_quiet();
+	inited = true;
+	return &opts;
+}
+
+int kfuzz_run_program(const kprog_t *p)
+{
+	return kprog_run(p, fuzz_opts(), NULL);
+}
+
+int kfuzz_run(const uint8_t *data, size_t size, const char *target)
+{
+	static kprog_t prog;
+
+	kprog_decode(data, size, &prog);
+	kprog_shape(target, &prog);
+	kfuzz_run_program(&prog);
+	return 0;
+}
