@@ -8,6 +8,8 @@
  * dropped), so that it stands alone and links libnrt only.  Add a file
  * the harness comes to need here and in fuzz/CMakeLists.txt's KPROG_SRC.
  */
+/* the order is the amalgam's: declarations before their uses */
+/* clang-format off */
 #include "prog/prog.h"
 #include "oracle/model.h"
 #include "oracle/oracle.h"
@@ -16,3 +18,4 @@
 #include "oracle/check.c"
 #include "oracle/oracle.c"
 #include "harness/harness.c"
+/* clang-format on */

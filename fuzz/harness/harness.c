@@ -145,7 +145,8 @@ static NRT_STATUS kh_build_side(kh_iob_t *b, bool input, int place, int nc)
 
 		if (place == KPROG_PLACE_MISSING && j == 0)
 			continue;
-		rc = kh_make_tensor(b, i, place == KPROG_PLACE_MISSING ? KPROG_PLACE_DEV : place, nc);
+		rc = kh_make_tensor(b, i, place == KPROG_PLACE_MISSING ? KPROG_PLACE_DEV : place,
+		                    nc);
 		if (rc == NRT_SUCCESS && input)
 			rc = kh_fill_input(b, i);
 		if (rc == NRT_SUCCESS)
@@ -271,8 +272,8 @@ static void kh_check(unsigned op, const char *what, NRT_STATUS rc, oracle_expect
 
 /* An op on model id that began at t0 returned rc: counted, recorded in
  * the oracle's history, checked.  Returns the tick it ended at. */
-static uint64_t kh_finish(unsigned op, const char *what, oracle_rec_t rec, uint32_t id,
-                          uint64_t t0, NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
+static uint64_t kh_finish(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, uint64_t t0,
+                          NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
 {
 	uint64_t t1 = oracle_tick();
 
@@ -407,8 +408,8 @@ void kh_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 	if (!kh_get_runnable((unsigned)a->slot, &s) || !(pe = kh_pend_build(&s, op, a->in, a->out)))
 		return;
 	t0 = oracle_tick();
-	rc = kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret,
-	                          &pe->seq);
+	rc =
+	    kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
 	kh_finish(op, "schedule", ORACLE_READ, s.id, t0, rc,
 	          oracle_predict_exec(s.io, a->in, a->out, true), fired0);
 	if (rc) {
@@ -751,7 +752,10 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_BADARGS] = kh_badargs,
 };
 
-#define KH_FIELD(f) {#f, offsetof(kh_args_t, f)}
+#define KH_FIELD(f)                                                                                \
+	{                                                                                          \
+#f, offsetof(kh_args_t, f)                                                         \
+	}
 
 int kh_field_offset(const char *name)
 {
@@ -759,11 +763,11 @@ int kh_field_offset(const char *name)
 		const char *name;
 		size_t off;
 	} fields[] = {
-	    KH_FIELD(slot),  KH_FIELD(model), KH_FIELD(start), KH_FIELD(count), KH_FIELD(in),
-	    KH_FIELD(out),   KH_FIELD(repeat), KH_FIELD(queue), KH_FIELD(which), KH_FIELD(bogus),
-	    KH_FIELD(lnc),   KH_FIELD(xu),    KH_FIELD(index), KH_FIELD(name),  KH_FIELD(io),
-	    KH_FIELD(on),    KH_FIELD(mac),   KH_FIELD(what),  KH_FIELD(site),  KH_FIELD(nth),
-	    KH_FIELD(ts),    KH_FIELD(place), KH_FIELD(size),  KH_FIELD(off),   KH_FIELD(len),
+	    KH_FIELD(slot), KH_FIELD(model),  KH_FIELD(start), KH_FIELD(count), KH_FIELD(in),
+	    KH_FIELD(out),  KH_FIELD(repeat), KH_FIELD(queue), KH_FIELD(which), KH_FIELD(bogus),
+	    KH_FIELD(lnc),  KH_FIELD(xu),     KH_FIELD(index), KH_FIELD(name),  KH_FIELD(io),
+	    KH_FIELD(on),   KH_FIELD(mac),    KH_FIELD(what),  KH_FIELD(site),  KH_FIELD(nth),
+	    KH_FIELD(ts),   KH_FIELD(place),  KH_FIELD(size),  KH_FIELD(off),   KH_FIELD(len),
 	    KH_FIELD(tmpl),
 	};
 

@@ -43,14 +43,14 @@ typedef struct kh_model {
  * (LOAD names its container by index in kh_config_t.models, not by
  * template).  An operation reads only its own fields. */
 typedef struct kh_args {
-	int16_t slot, model, start, count;     /* load (slot: every model op) */
-	int16_t in, out, repeat, queue;        /* exec, schedule */
-	int16_t which, bogus;                  /* is_completed */
-	int16_t lnc, xu;                       /* get_sequence (and queue) */
+	int16_t slot, model, start, count;      /* load (slot: every model op) */
+	int16_t in, out, repeat, queue;         /* exec, schedule */
+	int16_t which, bogus;                   /* is_completed */
+	int16_t lnc, xu;                        /* get_sequence (and queue) */
 	int16_t index, name, io, on, mac, what; /* metadata, stale, badargs */
-	int16_t site, nth;                     /* fault */
-	int16_t ts, place, size, off, len;     /* tensor slots */
-	int16_t tmpl;                          /* load: the program's field, unused here */
+	int16_t site, nth;                      /* fault */
+	int16_t ts, place, size, off, len;      /* tensor slots */
+	int16_t tmpl;                           /* load: the program's field, unused here */
 } kh_args_t;
 
 /* One operation: op is its index in the program (reports, tensor data),
@@ -102,7 +102,7 @@ typedef struct kh_config {
 	unsigned nmodels;
 	/* runs logical thread t's operations (thread 0 on the caller) */
 	void (*thread)(unsigned t);
-	bool free_running;  /* real threads instead of the controlled scheduler */
+	bool free_running;    /* real threads instead of the controlled scheduler */
 	const uint8_t *sched; /* controlled: the decision bytes */
 	size_t nsched;
 	uint64_t max_steps; /* controlled: the hang bound (0 = the default) */

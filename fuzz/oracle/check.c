@@ -26,10 +26,10 @@ static struct {
 	oracle_report_fn report;
 	void *report_ctx;
 	int64_t base_host_allocs, base_host_bytes;
-	ks_atomic_t max_id;  /* process-wide: the largest id seen */
-	uint32_t base_id;    /* the largest id issued before this run */
-	ks_atomic_t id_hw;   /* the highest id word set this run */
-	ks_atomic_t clock;   /* unloads that returned */
+	ks_atomic_t max_id; /* process-wide: the largest id seen */
+	uint32_t base_id;   /* the largest id issued before this run */
+	ks_atomic_t id_hw;  /* the highest id word set this run */
+	ks_atomic_t clock;  /* unloads that returned */
 	ks_atomic_t inflight;
 	oracle_nn_t nn[ORACLE_NN_SLOTS];
 	ks_atomic_t ids[ORACLE_ID_WORDS];
@@ -308,13 +308,14 @@ void oracle_check_outputs(unsigned op, const oracle_io_t *io, const uint8_t *con
 			check_output(op, io, io->n_in + j, out[j], in);
 }
 
-void oracle_check_tensor_info(unsigned op, const oracle_io_t *io, uint32_t idx,
-                              const char *name, size_t size)
+void oracle_check_tensor_info(unsigned op, const oracle_io_t *io, uint32_t idx, const char *name,
+                              size_t size)
 {
 	if (strcmp(name, io->name[idx]) || size != io->size[idx])
-		oracle_fail("metadata",
-		            "op %u: tensor %u is '%s' of %zu bytes, the container says '%s' of %llu",
-		            op, idx, name, size, io->name[idx], (unsigned long long)io->size[idx]);
+		oracle_fail(
+		    "metadata",
+		    "op %u: tensor %u is '%s' of %zu bytes, the container says '%s' of %llu", op,
+		    idx, name, size, io->name[idx], (unsigned long long)io->size[idx]);
 }
 
 void oracle_check_ifmap_valid(unsigned op, const char *name, bool valid, bool want)
