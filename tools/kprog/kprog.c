@@ -1,5 +1,5 @@
 /*
- * kprog_tool.c - `kprog`: programs between their two forms, and a runner.
+ * kprog.c - `kprog`: programs between their two forms, and a runner.
  *   kprog print FILE           binary program (a fuzz input) -> text
  *   kprog parse TEXT OUT       text -> binary (how corpus seeds are made)
  *   kprog run FILE [--free] [-v] [--text] [--repeat N] [--target T]
