@@ -77,7 +77,7 @@ RUN_MODEL=${FAULT_SWEEP_RUN_MODEL:-$BUILD/examples/run_model}
 CHECKER=$BUILD/examples/check_run_model
 KMGR_MODEL=$BUILD/tools/kmgr-model/kmgr-model
 # kprog's home moves (fuzz/tools -> tools/kprog): take whichever is built.
-KPROG=$(ls "$BUILD"/fuzz/kprog "$BUILD"/tools/kprog/kprog 2>/dev/null | head -1)
+KPROG=$(ls "$BUILD"/tools/kprog/kprog "$BUILD"/fuzz/kprog 2>/dev/null | head -1)
 KPROG=${KPROG:-$BUILD/fuzz/kprog}
 for b in "$RUN_MODEL" "$CHECKER" "$KMGR_MODEL" "$KPROG"; do
 	if [ ! -x "$b" ]; then
