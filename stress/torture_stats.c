@@ -270,6 +270,21 @@ static void torture_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The non-empty buckets as [lower bound ns, count] pairs: the histogram
+ * itself, for plots (ci/nightly-report.py), not only its percentiles. */
+static void torture_json_buckets(FILE *f, const torture_hist_t *h)
+{
+	bool first = true;
+
+	for (unsigned b = 0; b < sizeof(h->bucket) / sizeof(h->bucket[0]); b++) {
+		if (!h->bucket[b])
+			continue;
+		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", first ? "" : ", ",
+		        torture_bucket_value(b), h->bucket[b]);
+		first = false;
+	}
+}
+
 /* Whole or not at all (kfile.h); -1 after one error line. */
 static int torture_write_json(torture_t *t, const torture_hist_t *hist, double secs, int rc,
                               const char *repro)
@@ -321,13 +336,16 @@ static int torture_write_json(torture_t *t, const torture_hist_t *hist, double s
 		        r ? "," : "", rs[r].role, rs[r].threads, rs[r].ops, rs[r].min, rs[r].max,
 		        rs[r].starved ? "true" : "false");
 	fprintf(f, "\n  ],\n  \"latency_ns\": {");
-	for (int h = 0; hist && h < TORTURE_MAX_HISTS && t->ops->hist_names[h]; h++)
+	for (int h = 0; hist && h < TORTURE_MAX_HISTS && t->ops->hist_names[h]; h++) {
 		fprintf(f,
 		        "%s\n    \"%s\": {\"count\": %" PRIu64 ", \"p50\": %" PRIu64
-		        ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		        ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 ", \"buckets\": [",
 		        h ? "," : "", t->ops->hist_names[h], hist[h].count,
 		        torture_hist_pct(&hist[h], 50), torture_hist_pct(&hist[h], 99),
 		        hist[h].max);
+		torture_json_buckets(f, &hist[h]);
+		fprintf(f, "]}");
+	}
 	fprintf(f, "\n  },\n");
 	if (t->ops->report && hist)
 		t->ops->report(t, true, f);
