@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ci/deps.sh - install what a fresh Debian 12 machine lacks to build and
 # test kmgr-fuzz: clang-19 (and clang-14), llvm tools, compiler-rt (libFuzzer and the
-# sanitizer runtimes), AFL++, jemalloc, cmake, ninja, clang-format.
+# sanitizer runtimes), AFL++, jemalloc, cmake, ninja, clang-format, chromium
+# and fonts-dejavu-core (the nightly report is checked in a real browser).
 # Idempotent: a no-op when everything is present.  Needs root to install.
 set -euo pipefail
 
@@ -31,6 +32,10 @@ need_cmd pkg-config pkgconf
 need_cmd nm binutils
 # tests/check_options.py and the kmgr-repro triage --json test
 need_cmd python3 python3
+# the nightly report is checked in a real browser (ci/report-check.sh);
+# DejaVu: a font for its text, the same on every machine
+need_cmd chromium chromium
+need_file "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" fonts-dejavu-core
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all present"

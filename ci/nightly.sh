@@ -1,131 +1,170 @@
 #!/usr/bin/env bash
-# ci/nightly.sh - the nightly stress run: every stress binary for N minutes
-# in the tsan preset and in the release preset (jemalloc, MALLOC_CONF=junk:true),
-# then the fuzz targets (ci/fuzz.sh --minutes N), and a dated summary in
-# markdown and JSON: throughput, findings and their repro files.
+# ci/nightly.sh - the nightly run and its report: every stress binary for N
+# minutes in the tsan and release presets (jemalloc, MALLOC_CONF=junk:true),
+# the fuzz targets (ci/fuzz.sh, asan), kmgr-repro triage of what they found,
+# coverage over the grown corpus (ci/coverage.sh), the mutant negative
+# controls (ci/mutant-controls.sh, when present), then ONE self-contained
+# HTML page and a JSON file (ci/nightly-report.py): exec/s and coverage over
+# time per target, findings by bucket with their reproduce commands, stress
+# throughput and drain-latency histograms, and the trend across nights.
 #
-#   ci/nightly.sh [--minutes N] [--out DIR] [--threads N] [--presets "tsan release"]
-#                 [--binaries "refdrain async churn faults"] [--skip-fuzz]
-#                 [--build-root DIR]
+#   ci/nightly.sh [--minutes N] [--out DIR] [--history DIR] [--threads N]
+#                 [--presets "tsan release"] [--binaries "refdrain async churn faults"]
+#                 [--fuzz-preset asan] [--skip-stress] [--skip-fuzz]
+#                 [--skip-coverage] [--skip-mutants] [--build-root DIR] [-h|--help]
 #
-# Exit status: 0 when every run succeeded, 1 otherwise.  Builds go to
-# DIR/<preset> (default build/<preset>, the presets' own trees).
+#   --minutes N    per stress run, and ci/fuzz.sh's whole budget (default 10)
+#   --out DIR      default nightly-out/; the night goes to DIR/YYYY-MM-DD/
+#                  (nightly.html, nightly.json, stress/, fuzz/, logs/, repro/)
+#   --history DIR  earlier nights' nightly.json files for the trend
+#                  (default: DIR of --out, so nights accumulate there)
+#   --skip-*       leave a part out (a 2-minute check: --skip-mutants)
+#
+# Exit status: 0 every part passed, 1 otherwise (the report is written
+# either way), 2 bad usage.  Builds go to --build-root/<preset> (default
+# build/<preset>, the presets' own trees).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-minutes=10
-out="$src/nightly"
-threads=4
-presets="tsan release"
-binaries="refdrain async churn faults"
-fuzz=1
+minutes=10 out="$src/nightly-out" history="" threads=4
+presets="tsan release" binaries="refdrain async churn faults" fuzz_preset=asan
+do_stress=1 do_fuzz=1 do_cov=1 do_mut=1
 build_root="$src/build"
+args=("$@")
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "nightly.sh: $*" >&2; exit 2; }
+need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--minutes) minutes=$2; shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	--threads) threads=$2; shift 2 ;;
-	--presets) presets=$2; shift 2 ;;
-	--binaries) binaries=$2; shift 2 ;;
-	--skip-fuzz) fuzz=0; shift ;;
-	--build-root) build_root=$2; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-	*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+	--minutes) need "$1" $#; minutes=$2; shift 2 ;;
+	--out) need "$1" $#; out=$2; shift 2 ;;
+	--history) need "$1" $#; history=$2; shift 2 ;;
+	--threads) need "$1" $#; threads=$2; shift 2 ;;
+	--presets) need "$1" $#; presets=$2; shift 2 ;;
+	--binaries) need "$1" $#; binaries=$2; shift 2 ;;
+	--fuzz-preset) need "$1" $#; fuzz_preset=$2; shift 2 ;;
+	--skip-stress) do_stress=0; shift ;;
+	--skip-fuzz) do_fuzz=0; shift ;;
+	--skip-coverage) do_cov=0; shift ;;
+	--skip-mutants) do_mut=0; shift ;;
+	--build-root) need "$1" $#; build_root=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
-case "$minutes" in '' | *[!0-9.]*) echo "--minutes: a number" >&2; exit 2 ;; esac
-day=$(date -u +%Y-%m-%d)
-mkdir -p "$out/$day/repro" "$out/$day/logs"
-runs="$out/$day/runs.tsv"
-: >"$runs"
-. "$src/sanitizers/env.sh"
-secs=$(awk "BEGIN { printf \"%d\", $minutes * 60 }")
-stamp() { echo "=== [$(date -u +%H:%M:%S)] $*"; }
-
-for preset in $presets; do
-	build="$build_root/$preset"
-	stamp "build $preset"
-	cmake --preset "$preset" -S "$src" -B "$build" >/dev/null || { echo "configure $preset failed"; exit 1; }
-	targets=""
-	for b in $binaries; do targets="$targets stress_$b"; done
-	cmake --build "$build" -j2 --target $targets || { echo "build $preset failed"; exit 1; }
-	for b in $binaries; do
-		json="$out/$day/$preset-$b.json"
-		log="$out/$day/logs/$preset-$b.log"
-		stamp "stress_$b ($preset) for ${secs}s"
-		env_extra=""
-		[ "$preset" = release ] && env_extra="MALLOC_CONF=junk:true"
-		(cd "$out/$day" && env $env_extra "$build/stress/stress_$b" --seconds "$secs" \
-			--threads "$threads" --seed "$(date -u +%j)" --stall-seconds 60 \
-			--json "$json" --repro-dir "$out/$day/repro" --quiet) >"$log" 2>&1
-		rc=$?
-		tail -n 1 "$log"
-		printf '%s\t%s\t%s\t%s\t%s\n' "$preset" "$b" "$rc" "$json" "$log" >>"$runs"
-	done
+[[ "$minutes" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk "BEGIN { exit !($minutes > 0) }" ||
+	die "--minutes: a number > 0"
+[[ "$threads" =~ ^[0-9]+$ ]] && [ "$threads" -gt 0 ] || die "--threads: a whole number > 0"
+case "$fuzz_preset" in asan | msan | tsan) ;; *) die "--fuzz-preset: asan, msan or tsan" ;; esac
+for b in $binaries; do
+	[ -f "$src/stress/$b.c" ] || die "--binaries: no stress binary '$b'"
 done
+mkdir -p "$out" || die "--out $out: cannot create"
+out=$(cd "$out" && pwd)
+history=${history:-$out}
+[ -d "$history" ] || die "--history $history: not a directory"
 
-fuzz_rc=-1
-if [ "$fuzz" = 1 ]; then
-	if [ -x "$src/ci/fuzz.sh" ]; then
-		stamp "ci/fuzz.sh --minutes $minutes"
-		"$src/ci/fuzz.sh" --minutes "$minutes" >"$out/$day/logs/fuzz.log" 2>&1
-		fuzz_rc=$?
-		tail -n 20 "$out/$day/logs/fuzz.log"
-	else
-		echo "ci/fuzz.sh not found: fuzzing skipped" | tee "$out/$day/logs/fuzz.log"
+day=$(date -u +%Y-%m-%d)
+night=$out/$day
+rm -rf "${night:?}"
+mkdir -p "$night/stress" "$night/fuzz" "$night/repro" "$night/logs"
+: >"$night/.start"
+. "$src/sanitizers/env.sh"
+secs=$(awk "BEGIN { s = int($minutes * 60); print (s < 1 ? 1 : s) }")
+stamp() { echo "=== [$(date -u +%H:%M:%S)] $*"; }
+ok=1
+parts=()
+part() { parts+=("$1=$2"); [ "$2" = 0 ] || ok=0; }
+
+if [ "$do_stress" = 1 ]; then
+	for preset in $presets; do
+		build="$build_root/$preset"
+		stamp "build $preset"
+		targets=""
+		for b in $binaries; do targets="$targets stress_$b"; done
+		if ! { [ -f "$build/build.ninja" ] || cmake --preset "$preset" -S "$src" -B "$build" >/dev/null; } ||
+			! cmake --build "$build" -j2 --target $targets >"$night/logs/build-$preset.log" 2>&1; then
+			echo "build $preset failed: $night/logs/build-$preset.log"
+			part "build_$preset" 1
+			continue
+		fi
+		for b in $binaries; do
+			json="$night/stress/$preset-$b.json"
+			log="$night/logs/$preset-$b.log"
+			stamp "stress_$b ($preset) for ${secs}s"
+			env_extra=()
+			[ "$preset" = release ] && env_extra=(MALLOC_CONF=junk:true)
+			(cd "$night" && env "${env_extra[@]}" "$build/stress/stress_$b" --seconds "$secs" \
+				--threads "$threads" --seed "$(date -u +%j)" --stall-seconds 60 \
+				--json "$json" --repro-dir "$night/repro" --quiet) >"$log" 2>&1
+			rc=$?
+			tail -n 1 "$log"
+			part "stress_${preset}_$b" "$rc"
+		done
+	done
+fi
+
+if [ "$do_fuzz" = 1 ]; then
+	fmin=$(awk "BEGIN { m = int($minutes + 0.5); print (m < 1 ? 1 : m) }")
+	stamp "ci/fuzz.sh --preset $fuzz_preset --minutes $fmin"
+	"$src/ci/fuzz.sh" --preset "$fuzz_preset" --minutes "$fmin" >"$night/logs/fuzz.log" 2>&1
+	rc=$?
+	tail -n 12 "$night/logs/fuzz.log"
+	part fuzz "$rc"
+	work=$src/fuzz-work/$fuzz_preset
+	for d in "$work"/*/; do
+		t=$(basename "$d")
+		[ -f "$d/fuzz.log" ] && cp "$d/fuzz.log" "$night/fuzz/$t.log"
+		find "$d/artifacts" -maxdepth 1 -type f -newer "$night/.start" 2>/dev/null |
+			while read -r a; do mkdir -p "$night/findings/$t" && cp "$a" "$night/findings/$t/"; done
+	done
+	# AFL++ campaigns (ci/afl.sh) leave plot_data files: the latest of each
+	for p in $(find "$src/fuzz-work" -path '*afl*' -name plot_data -newer "$night/.start" 2>/dev/null); do
+		rel=${p#"$src/fuzz-work/"}
+		mkdir -p "$night/afl/$(dirname "$rel")" && cp "$p" "$night/afl/$rel"
+	done
+	repro=$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro
+	if [ -d "$night/findings" ]; then
+		stamp "kmgr-repro triage $night/findings"
+		cmake --build "$build_root/$fuzz_preset" -j2 --target kmgr-repro >/dev/null 2>&1
+		if "$repro" triage --help 2>&1 | grep -q -- --json; then
+			"$repro" triage "$night/findings" --json >"$night/triage.json" 2>"$night/logs/triage.err"
+		else
+			"$repro" triage "$night/findings" >"$night/triage.txt" 2>"$night/logs/triage.err"
+		fi
+		part triage $?
 	fi
 fi
 
-python3 - "$out/$day" "$day" "$minutes" "$fuzz_rc" <<'PY'
-import json, os, sys
-d, day, minutes, fuzz_rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-runs, ok = [], True
-for line in open(os.path.join(d, "runs.tsv")):
-    preset, b, rc, js, log = line.rstrip("\n").split("\t")
-    r = {"preset": preset, "binary": "stress_" + b, "exit": int(rc), "log": log}
-    try:
-        j = json.load(open(js))
-        r.update(result=j["result"], ops_per_s=j["ops_per_s"], command=j["command"],
-                 failures=j["failures"], repro=j["repro"], stall=j["stall"],
-                 latency_ns=j["latency_ns"], executions_per_s=j.get("refdrain", {}).get("executions_per_s"))
-    except Exception as e:  # a crash leaves no JSON: the log and the repro file say why
-        r.update(result="FAILURE", failures=["no summary (%s): see the log" % e.__class__.__name__])
-        reps = [f for f in os.listdir(os.path.join(d, "repro")) if f.startswith("stress_" + b)]
-        r["repro"] = ", ".join(os.path.join(d, "repro", f) for f in reps)
-    if int(rc) != 0:
-        ok = False
-    runs.append(r)
-fuzz_log = os.path.join(d, "logs", "fuzz.log")
-findings = []
-if fuzz_rc != -1 and os.path.exists(fuzz_log):
-    for line in open(fuzz_log, errors="replace"):
-        if line.strip().startswith("reproduce:"):
-            findings.append(line.split("reproduce:", 1)[1].strip())
-summary = {"date": day, "minutes": float(minutes), "stress": runs,
-           "fuzz": {"exit": fuzz_rc, "log": fuzz_log if fuzz_rc != -1 else None,
-                    "findings": findings}}
-json.dump(summary, open(os.path.join(d, "..", "stress-%s.json" % day), "w"), indent=2)
-md = ["# Nightly %s (%s min per run)" % (day, minutes), "",
-      "| preset | binary | result | exit | ops/s | executions/s | drain p50 / p99 / max (us) | findings |",
-      "|---|---|---|---:|---:|---:|---|---|"]
-for r in runs:
-    un = r.get("latency_ns", {}).get("unload")
-    dr = "%.0f / %.0f / %.0f" % (un["p50"] / 1e3, un["p99"] / 1e3, un["max"] / 1e3) if un and un["count"] else "-"
-    f = "; ".join(r.get("failures", [])) or "none"
-    if r.get("repro"):
-        f += " (repro: `%s`)" % r["repro"]
-    md.append("| %s | %s | %s | %d | %s | %s | %s | %s |" % (
-        r["preset"], r["binary"], r["result"], r["exit"],
-        "%.0f" % r["ops_per_s"] if "ops_per_s" in r else "-",
-        "%.0f" % r["executions_per_s"] if r.get("executions_per_s") else "-", dr, f.replace("|", "\\|")))
-md += ["", "Fuzzing: " + ("skipped" if fuzz_rc == -1 else "ci/fuzz.sh exit %d, %d finding(s), log `%s`" % (fuzz_rc, len(findings), fuzz_log))]
-md += ["- reproduce: `%s`" % f for f in findings]
-if fuzz_rc != -1 and os.path.exists(fuzz_log):
-    tail = open(fuzz_log, errors="replace").read().splitlines()[-25:]
-    md += ["", "```"] + tail + ["```"]
-open(os.path.join(d, "..", "stress-%s.md" % day), "w").write("\n".join(md) + "\n")
-print("\n".join(md))
-sys.exit(0 if ok and fuzz_rc in (-1, 0) else 1)
+if [ "$do_cov" = 1 ]; then
+	stamp "ci/coverage.sh over the grown corpus"
+	"$src/ci/coverage.sh" --out "$night/coverage" --build "$build_root/coverage" \
+		>"$night/logs/coverage.log" 2>&1
+	rc=$?
+	grep -E '^(model_parse|api_seq|concurrent|async|faults|all) ' "$night/logs/coverage.log"
+	part coverage "$rc"
+fi
+
+if [ "$do_mut" = 1 ]; then
+	if [ -x "$src/ci/mutant-controls.sh" ]; then
+		stamp "ci/mutant-controls.sh"
+		"$src/ci/mutant-controls.sh" >"$night/logs/mutants.log" 2>&1
+		rc=$?
+		tail -n 5 "$night/logs/mutants.log"
+		part mutants "$rc"
+	else
+		echo "ci/mutant-controls.sh not present: negative controls skipped" | tee "$night/logs/mutants.log"
+	fi
+fi
+
+commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+python3 - "$night/meta.json" "$day" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" "${parts[@]}" <<'PY'
+import json, sys
+path, day, minutes, commit, command = sys.argv[1:6]
+parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[6:])}
+json.dump({"date": day, "minutes": float(minutes), "commit": commit, "command": command,
+           "parts": parts}, open(path, "w"), indent=1)
 PY
-rc=$?
-echo "summary: $out/stress-$day.md and $out/stress-$day.json"
-exit $rc
+python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
+	--repro-tool "$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro" || ok=0
+echo "nightly.sh: report $night/nightly.html ($night/nightly.json)"
+[ "$ok" = 1 ]

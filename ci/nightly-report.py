@@ -1,0 +1,670 @@
+#!/usr/bin/env python3
+"""ci/nightly-report.py - one self-contained HTML page and a JSON file from a night's outputs.
+
+    ci/nightly-report.py --night DIR [--history DIR] [--date YYYY-MM-DD]
+                         [--html FILE] [--json FILE] [--repro-tool PATH] [--title TEXT]
+
+DIR holds what ci/nightly.sh collected (every part optional, a missing one is
+said so on the page, never invented):
+  fuzz/<target>.log or fuzz/**/<target>/fuzz.log   libFuzzer output: the
+      "#N ... cov: X ... exec/s: Y" lines, -fork's "#N: cov: X ... time: Ts" too
+  afl/**/plot_data                                 AFL++ plot data
+  stress/*.json                                    the stress binaries' --json
+  triage.json or triage.txt                        kmgr-repro triage over the findings
+  meta.json                                        {"minutes", "commit", "command", ...}
+--history DIR: earlier nights' JSON files (this script's, "kind": "kmgr-nightly"),
+for the trend across nights.  Default outputs: DIR/nightly.html, DIR/nightly.json.
+Python 3 standard library only.  Exit status: 0 written, 2 bad usage.
+"""
+import argparse
+import datetime
+import glob
+import html
+import json
+import math
+import os
+import re
+import sys
+
+KIND = "kmgr-nightly"
+TARGETS = ("model_parse", "api_seq", "concurrent", "async", "faults")
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+          "#17becf", "#7f7f7f", "#bcbd22")
+MAX_POINTS = 400
+
+# ------------------------------------------------------------------ parsing
+
+LF_EXECS = re.compile(r"#(\d+)")
+LF_COV = re.compile(r"\bcov: (\d+)")
+LF_FT = re.compile(r"\bft: (\d+)")
+LF_CORP = re.compile(r"\bcorp: (\d+)")
+LF_EPS = re.compile(r"exec/s:? (\d+)")
+LF_TIME = re.compile(r"\btime: (\d+)s")
+LF_AVG = re.compile(r"average_exec_per_sec:\s*(\d+)")
+
+
+def downsample(pts, n=MAX_POINTS):
+    """At most n points, evenly spread, the first and the last kept."""
+    if len(pts) <= n:
+        return pts
+    step = (len(pts) - 1) / (n - 1)
+    return [pts[round(i * step)] for i in range(n)]
+
+
+def parse_libfuzzer(path):
+    """Points (t_s, execs, cov, exec_s, corpus) of one libFuzzer log.
+
+    Time comes from -fork's "time: Ns" when given, else execs / exec/s
+    (libFuzzer's exec/s is the run's average so far; 0 in the first second).
+    A log holding several runs (the exec counter starts again) is laid end
+    to end."""
+    pts, offset, last_t, last_n = [], 0.0, 0.0, -1
+    avg = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = LF_AVG.search(line)
+            if m:
+                avg = int(m.group(1))
+                continue
+            c, e, n = LF_COV.search(line), LF_EPS.search(line), LF_EXECS.search(line)
+            if not (c and e and n):
+                continue
+            execs, eps = int(n.group(1)), int(e.group(1))
+            tm = LF_TIME.search(line)
+            if execs < last_n:
+                offset = last_t
+            t = float(tm.group(1)) if tm else (execs / eps if eps else 0.0)
+            last_t, last_n = offset + t, execs
+            corp = LF_CORP.search(line)
+            pts.append([round(last_t, 2), execs, int(c.group(1)), eps,
+                        int(corp.group(1)) if corp else None])
+    if not pts:
+        return None
+    final = {"seconds": pts[-1][0], "execs": pts[-1][1], "cov": max(p[2] for p in pts),
+             "exec_s": avg if avg is not None else pts[-1][3], "corpus": pts[-1][4]}
+    return {"engine": "libfuzzer", "log": path, "final": final, "series": downsample(pts)}
+
+
+def parse_afl(path):
+    """Points (t_s, execs, edges, exec_s, corpus) of one AFL++ plot_data."""
+    cols, rows = None, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("#"):
+                cols = [c.strip() for c in line[1:].split(",")]
+                continue
+            if cols and line:
+                vals = [v.strip() for v in line.split(",")]
+                if len(vals) >= len(cols):
+                    rows.append(dict(zip(cols, vals)))
+    if not rows:
+        return None
+
+    def num(r, *keys):
+        for k in keys:
+            if k in r:
+                try:
+                    return float(r[k].rstrip("%"))
+                except ValueError:
+                    return None
+        return None
+
+    t0 = num(rows[0], "relative_time", "unix_time") or 0.0
+    pts = []
+    for r in rows:
+        t = (num(r, "relative_time", "unix_time") or 0.0) - (t0 if "unix_time" in r else 0.0)
+        edges = num(r, "edges_found")
+        if edges is None:
+            edges = num(r, "map_size")  # older AFL++: a percentage of the map
+        pts.append([t, int(num(r, "total_execs") or 0), edges, num(r, "execs_per_sec") or 0.0,
+                    int(num(r, "corpus_count", "paths_total") or 0)])
+    final = {"seconds": pts[-1][0], "execs": pts[-1][1], "cov": pts[-1][2],
+             "exec_s": pts[-1][3], "corpus": pts[-1][4]}
+    return {"engine": "afl++", "log": path, "final": final, "series": downsample(pts)}
+
+
+def target_of(path, root):
+    """The target a log belongs to: a path component (or the file's stem)
+    naming a known target, else the parent folder's name."""
+    rel = os.path.relpath(path, root)
+    parts = rel.replace("\\", "/").split("/")
+    stem = os.path.splitext(parts[-1])[0]
+    for p in reversed(parts[:-1] + [stem]):
+        p = p[5:] if p.startswith("fuzz_") else p
+        if p in TARGETS:
+            return p
+    return stem if stem not in ("fuzz", "plot_data") else (parts[-2] if len(parts) > 1 else stem)
+
+
+def collect_fuzz(night):
+    out = {}
+    for p in sorted(glob.glob(os.path.join(night, "fuzz", "**", "*.log"), recursive=True)):
+        if os.path.basename(p) in ("merge.log",):
+            continue
+        r = parse_libfuzzer(p)
+        if r:
+            key = target_of(p, os.path.join(night, "fuzz"))
+            while key in out:
+                key += "'"
+            out[key] = r
+    afl = {}
+    for p in sorted(glob.glob(os.path.join(night, "afl", "**", "plot_data"), recursive=True)):
+        r = parse_afl(p)
+        if r:
+            inst = os.path.basename(os.path.dirname(p))
+            afl["%s/%s" % (target_of(p, os.path.join(night, "afl")), inst)] = r
+    return out, afl
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def collect_stress(night):
+    runs = []
+    for p in sorted(glob.glob(os.path.join(night, "stress", "*.json"))):
+        j = load_json(p)
+        if not isinstance(j, dict) or "binary" not in j:
+            runs.append({"file": p, "binary": os.path.basename(p), "result": "NO SUMMARY",
+                         "failures": ["unreadable JSON (the run crashed?): see its log"]})
+            continue
+        stem = os.path.splitext(os.path.basename(p))[0]
+        preset = stem.split("-", 1)[0] if "-" in stem else ""
+        r = {k: j.get(k) for k in ("binary", "result", "exit", "command", "ops", "ops_per_s",
+                                    "elapsed_s", "drains", "stall", "failures", "repro",
+                                    "latency_ns")}
+        r["preset"] = preset
+        r["file"] = p
+        for sub in j.values():
+            if isinstance(sub, dict) and "executions_per_s" in sub:
+                r["executions_per_s"] = sub["executions_per_s"]
+        runs.append(r)
+    return runs
+
+
+TRIAGE_LINE = re.compile(r"^\s*(\d+)\s+(.*?)\s+smallest: (.*) \((\d+) bytes\)\s*$")
+
+
+def collect_triage(night, tool):
+    """Buckets from kmgr-repro triage: its --json when there is one, else
+    the text lines "COUNT  SIGNATURE  smallest: PATH (N bytes)"."""
+    buckets = []
+    j = load_json(os.path.join(night, "triage.json"))
+    if j is not None:
+        items = j.get("buckets", j) if isinstance(j, dict) else j
+        for b in items if isinstance(items, list) else []:
+            if not isinstance(b, dict):
+                continue
+            sig = b.get("signature", b.get("sig", b.get("bucket", "?")))
+            path = b.get("smallest", b.get("best", b.get("file", b.get("path", ""))))
+            if isinstance(path, dict):
+                path = path.get("path", "")
+            buckets.append({"bucket": sig, "count": int(b.get("count", 1)), "smallest": path,
+                            "size": b.get("size", b.get("bytes")),
+                            "reproduce": b.get("reproduce", b.get("command"))})
+    else:
+        p = os.path.join(night, "triage.txt")
+        if os.path.exists(p):
+            for line in open(p, errors="replace"):
+                m = TRIAGE_LINE.match(line)
+                if m:
+                    buckets.append({"bucket": m.group(2), "count": int(m.group(1)),
+                                    "smallest": m.group(3), "size": int(m.group(4))})
+    for b in buckets:
+        b["source"] = "fuzz"
+        b["reproduces"] = not b["bucket"].startswith("(")
+        if not b.get("reproduce"):
+            b["reproduce"] = "%s replay %s --times 10" % (tool, b["smallest"])
+    return buckets
+
+
+def stress_findings(runs):
+    out = []
+    for r in runs:
+        if r.get("result") == "SUCCESS":
+            continue
+        fails = r.get("failures") or ["FAILURE without a message"]
+        cmd = r.get("command") or ""
+        rep = r.get("repro") or ""
+        out.append({"bucket": "%s: %s" % (r.get("binary"), fails[0]), "count": len(fails),
+                    "smallest": rep, "source": "stress %s" % r.get("preset", ""),
+                    "reproduces": True,
+                    "reproduce": ("%s --replay %s" % (cmd.split()[0], rep)) if rep and cmd
+                    else cmd})
+    return out
+
+
+def collect_history(hdir, today):
+    nights = []
+    for p in sorted(glob.glob(os.path.join(hdir, "**", "*.json"), recursive=True)):
+        j = load_json(p)
+        if isinstance(j, dict) and j.get("kind") == KIND and j.get("date") != today:
+            nights.append(j)
+    nights.sort(key=lambda j: j.get("date", ""))
+    return nights
+
+
+def night_totals(j):
+    return {"date": j.get("date"),
+            "fuzz": {t: {"exec_s": v["final"].get("exec_s"), "cov": v["final"].get("cov")}
+                     for t, v in j.get("fuzz", {}).get("libfuzzer", {}).items()},
+            "stress": {"%s/%s" % (r.get("preset"), r.get("binary")): r.get("ops_per_s")
+                       for r in j.get("stress", []) if r.get("ops_per_s") is not None},
+            "findings": sum(1 for f in j.get("findings", []) if f.get("reproduces")),
+            "lines_pct": next((r["lines"]["percent"] for r in j.get("coverage") or []
+                               if r.get("target") == "all"), None)}
+
+
+# ------------------------------------------------------------------ plots
+
+def color_of(name, i):
+    """A target keeps its colour on every plot of the page."""
+    base = name.split("/")[0].rstrip("'")
+    if base in TARGETS:
+        return COLORS[TARGETS.index(base)]
+    return COLORS[(i + len(TARGETS)) % len(COLORS)] if i < len(COLORS) - len(TARGETS) \
+        else COLORS[i % len(COLORS)]
+
+
+def nice_ticks(lo, hi, n=5):
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = min((s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw), default=10 * mag)
+    start = math.floor(lo / step) * step
+    ticks, v = [], start
+    while v <= hi + step * 0.5:
+        ticks.append(v)
+        v += step
+    return ticks
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 1e6:
+        return "%.3gM" % (v / 1e6)
+    if a >= 1e4:
+        return "%.3gk" % (v / 1e3)
+    if a == int(a):
+        return "%d" % v
+    return "%.3g" % v
+
+
+def svg_frame(w, h, title, xlabel, ylabel, kind, nseries, npoints, body):
+    return ('<svg class="plot" data-kind="%s" data-series="%d" data-points="%d" '
+            'xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+            'role="img" aria-label="%s"><rect width="100%%" height="100%%" fill="#fff"/>'
+            '<text x="%d" y="16" text-anchor="middle" font-size="13" font-weight="bold">%s</text>'
+            '<text x="%d" y="%d" text-anchor="middle" font-size="11">%s</text>'
+            '<text x="12" y="%d" font-size="11" transform="rotate(-90 12 %d)" '
+            'text-anchor="middle">%s</text>%s</svg>' % (
+                kind, nseries, npoints, w, h, w, h, html.escape(title), w // 2, html.escape(title),
+                w // 2, h - 4, html.escape(xlabel), h // 2, h // 2, html.escape(ylabel), body))
+
+
+def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None):
+    """series: [(name, [(x, y), ...])]; xcat: category labels for x = 0..n-1."""
+    series = [(n, [(x, y) for x, y in pts if x is not None and y is not None])
+              for n, pts in series]
+    series = [(n, pts) for n, pts in series if pts]
+    npts = sum(len(p) for _, p in series)
+    if not npts:
+        return empty_plot(title, "no data")
+    L, R, B = 58, 12, 40
+    T = 30 + 13 * len(series)  # the legend sits above the plot area, not over it
+    h += 13 * max(0, len(series) - 2)
+    xs = [x for _, p in series for x, _ in p]
+    ys = [y for _, p in series for _, y in p]
+    x0, x1 = min(xs), max(xs)
+    if x1 == x0:
+        x0, x1 = x0 - 1, x1 + 1
+    yt = nice_ticks(min(0, min(ys)), max(ys))
+    y0, y1 = yt[0], yt[-1]
+
+    def X(x):
+        return L + (x - x0) / (x1 - x0) * (w - L - R)
+
+    def Y(y):
+        return h - B - (y - y0) / (y1 - y0) * (h - T - B)
+
+    body = []
+    for v in yt:
+        body.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
+                    '<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (
+                        L, w - R, Y(v), Y(v), L - 4, Y(v) + 3, fmt(v)))
+    if xcat:
+        for i, lab in enumerate(xcat):
+            body.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle">%s</text>' % (
+                X(i), h - B + 14, html.escape(lab)))
+    else:
+        for v in nice_ticks(x0, x1, 6):
+            if x0 <= v <= x1:
+                body.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle">%s</text>'
+                            % (X(v), h - B + 14, fmt(v)))
+    body.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (L, w - R, h - B, h - B))
+    body.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (L, L, T, h - B))
+    for i, (name, pts) in enumerate(series):
+        col = color_of(name, i)
+        d = " ".join("%.1f,%.1f" % (X(x), Y(y)) for x, y in pts)
+        body.append('<polyline class="series" data-name="%s" data-n="%d" fill="none" '
+                    'stroke="%s" stroke-width="2" points="%s"/>' % (
+                        html.escape(name), len(pts), col, d))
+        if len(pts) <= 40:
+            body += ['<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>' % (X(x), Y(y), col)
+                     for x, y in pts]
+        ly = 22 + 13 * i
+        body.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>'
+                    '<text x="%d" y="%d" font-size="10">%s (last %s)</text>' % (
+                        L + 8, ly, col, L + 22, ly + 9, html.escape(name), fmt(pts[-1][1])))
+    return svg_frame(w, h, title, xlabel, ylabel, "line", len(series), npts, "".join(body))
+
+
+def bar_plot(title, bars, ylabel, w=380, h=210, logx_labels=False, xlabel=""):
+    """bars: [(label, value)]."""
+    bars = [(lab, v) for lab, v in bars if v is not None]
+    if not bars:
+        return empty_plot(title, "no data")
+    L, R, T, B = 58, 12, 26, 70 if not logx_labels else 40
+    yt = nice_ticks(0, max(v for _, v in bars))
+    y1 = yt[-1] or 1
+    bw = (w - L - R) / len(bars)
+    body = []
+    for v in yt:
+        y = h - B - v / y1 * (h - T - B)
+        body.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
+                    '<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (
+                        L, w - R, y, y, L - 4, y + 3, fmt(v)))
+    every = max(1, math.ceil(len(bars) / (8 if logx_labels else 12)))
+    for i, (lab, v) in enumerate(bars):
+        x = L + i * bw
+        bh = v / y1 * (h - T - B)
+        col = COLORS[0] if logx_labels else COLORS[i % len(COLORS)]
+        body.append('<rect class="bar" data-value="%s" x="%.1f" y="%.1f" width="%.1f" '
+                    'height="%.1f" fill="%s"><title>%s: %s</title></rect>' % (
+                        v, x + bw * 0.1, h - B - bh, max(bw * 0.8, 1), bh, col,
+                        html.escape(lab), fmt(v)))
+        if i % every == 0:
+            if logx_labels:
+                body.append('<text x="%.1f" y="%d" font-size="9" text-anchor="middle">%s</text>'
+                            % (x + bw / 2, h - B + 12, html.escape(lab)))
+            else:
+                body.append('<text x="%.1f" y="%d" font-size="10" text-anchor="end" '
+                            'transform="rotate(-30 %.1f %d)">%s</text>' % (
+                                x + bw / 2, h - B + 12, x + bw / 2, h - B + 12, html.escape(lab)))
+    body.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (L, w - R, h - B, h - B))
+    return svg_frame(w, h, title, xlabel, ylabel, "bar", 1, len(bars), "".join(body))
+
+
+def empty_plot(title, why, w=380, h=120):
+    return ('<svg class="plot-empty" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d">'
+            '<rect width="100%%" height="100%%" fill="#f6f6f6"/>'
+            '<text x="%d" y="20" text-anchor="middle" font-size="13" font-weight="bold">%s</text>'
+            '<text x="%d" y="%d" text-anchor="middle" font-size="12" fill="#888">%s</text></svg>'
+            % (w, h, w // 2, html.escape(title), w // 2, h // 2 + 10, html.escape(why)))
+
+
+def ns_label(ns):
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= div:
+            return "%.3g%s" % (ns / div, unit)
+    return "%dns" % ns
+
+
+def hist_plot(title, lat):
+    """Drain latency: the log-linear buckets folded into powers of two."""
+    b = lat.get("buckets") if lat else None
+    if not b:
+        if lat and lat.get("count"):
+            return bar_plot(title + " (percentiles only)",
+                            [("p50", lat["p50"] / 1e3), ("p99", lat["p99"] / 1e3),
+                             ("max", lat["max"] / 1e3)], "us")
+        return empty_plot(title, "no samples")
+    folded = {}
+    for lo, n in b:
+        e = int(math.log2(lo)) if lo > 0 else 0
+        folded[e] = folded.get(e, 0) + n
+    lo_e, hi_e = min(folded), max(folded)
+    bars = [(ns_label(2 ** e), folded.get(e, 0)) for e in range(lo_e, hi_e + 1)]
+    return bar_plot(title, bars, "samples", logx_labels=True, xlabel="latency (bucket lower bound)")
+
+
+# ------------------------------------------------------------------ page
+
+CSS = """body{font-family:'DejaVu Sans',sans-serif;margin:16px;color:#222;max-width:1180px}
+h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}
+table{border-collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ccc;
+padding:3px 6px;text-align:left}th{background:#f0f0f0}td.n{text-align:right}
+code{font-size:11px;background:#f6f6f6;padding:1px 3px;word-break:break-all}
+.grid{display:flex;flex-wrap:wrap;gap:8px}.ok{color:#2a7}.bad{color:#c22;font-weight:bold}
+.note{color:#666;font-size:12px}"""
+
+RENDER_CHECK = """<script>
+// Written by the browser after layout: how many plots drew a non-empty
+// series (ci/report-check.sh reads this from the dumped DOM).
+window.addEventListener('load', function () {
+  var drawn = 0, marks = 0;
+  document.querySelectorAll('svg.plot').forEach(function (s) {
+    var ok = false;
+    s.querySelectorAll('polyline.series, rect.bar').forEach(function (e) {
+      var b = e.getBBox();
+      if (b.width > 0 || b.height > 0) { ok = true; marks++; }
+    });
+    if (ok) drawn++;
+  });
+  var m = document.getElementById('render-check');
+  m.setAttribute('data-plots-drawn', drawn);
+  m.setAttribute('data-marks-drawn', marks);
+});
+</script>"""
+
+
+def esc(v):
+    return html.escape("" if v is None else str(v))
+
+
+def page(rep):
+    h = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
+         '<title>%s</title><style>%s</style></head><body>' % (esc(rep["title"]), CSS),
+         '<meta id="render-check" data-plots-drawn="0" data-marks-drawn="0">',
+         '<h1>%s</h1>' % esc(rep["title"])]
+    meta = rep.get("meta", {})
+    h.append('<p class="note">%s; generated %s%s%s</p>' % (
+        esc(rep["date"]), esc(rep["generated"]),
+        "; %s min per run" % esc(meta["minutes"]) if meta.get("minutes") else "",
+        "; commit %s" % esc(meta["commit"]) if meta.get("commit") else ""))
+    nf = sum(1 for f in rep["findings"] if f.get("reproduces"))
+    bad = [r for r in rep["stress"] if r.get("result") != "SUCCESS"]
+    h.append('<p id="verdict" class="%s">%d finding bucket(s), %d of %d stress run(s) failed</p>'
+             % ("bad" if nf or bad else "ok", nf, len(bad), len(rep["stress"])))
+
+    parts = meta.get("parts") or {}
+    if parts:
+        h.append('<table id="parts"><tr><th>part</th><th>exit</th></tr>%s</table>' % "".join(
+            '<tr><td>%s</td><td class="%s">%s</td></tr>' % (esc(k), "ok" if v == 0 else "bad",
+                                                           esc(v)) for k, v in parts.items()))
+    if meta.get("command"):
+        h.append('<p class="note">command: <code>%s</code></p>' % esc(meta["command"]))
+
+    # findings
+    h.append('<h2 id="findings-h">Findings by bucket</h2>')
+    if rep["findings"]:
+        h.append('<table id="findings"><tr><th>bucket (signature)</th><th>count</th>'
+                 '<th>source</th><th>smallest</th><th>reproduce</th></tr>')
+        for f in rep["findings"]:
+            h.append('<tr class="finding%s"><td>%s</td><td class="n">%d</td><td>%s</td>'
+                     '<td><code>%s</code></td><td><code>%s</code></td></tr>' % (
+                         "" if f.get("reproduces") else " no-repro", esc(f["bucket"]),
+                         f["count"], esc(f.get("source")), esc(f.get("smallest")),
+                         esc(f.get("reproduce"))))
+        h.append('</table>')
+    else:
+        h.append('<p class="note" id="no-findings">no findings</p>')
+
+    # trend
+    tr = rep["trend"]
+    h.append('<h2 id="trend">Trend across nights (%d night(s))</h2>' % len(tr))
+    if len(tr) >= 2:
+        dates = [str(n["date"])[5:] for n in tr]  # MM-DD
+        tg = sorted({t for n in tr for t in n["fuzz"]})
+        keys = sorted({k for n in tr for k in n["stress"]})
+        h.append('<div class="grid">')
+        h.append(line_plot("final exec/s per night", [
+            (t, [(i, n["fuzz"].get(t, {}).get("exec_s")) for i, n in enumerate(tr)]) for t in tg],
+            "night", "exec/s", xcat=dates))
+        h.append(line_plot("coverage (cov) per night", [
+            (t, [(i, n["fuzz"].get(t, {}).get("cov")) for i, n in enumerate(tr)]) for t in tg],
+            "night", "cov", xcat=dates))
+        h.append(line_plot("stress ops/s per night", [
+            (k, [(i, n["stress"].get(k)) for i, n in enumerate(tr)]) for k in keys],
+            "night", "ops/s", xcat=dates))
+        h.append(line_plot("finding buckets per night", [
+            ("findings", [(i, n["findings"]) for i, n in enumerate(tr)])],
+            "night", "buckets", xcat=dates))
+        if any(n.get("lines_pct") is not None for n in tr):
+            h.append(line_plot("line coverage of the grown corpus per night", [
+                ("all targets", [(i, n.get("lines_pct")) for i, n in enumerate(tr)])],
+                "night", "% of lines", xcat=dates))
+        h.append('</div>')
+    else:
+        h.append('<p class="note">one night only: give --history DIR with earlier '
+                 'nightly JSON files for a trend</p>')
+    # fuzzing
+    lf, afl = rep["fuzz"]["libfuzzer"], rep["fuzz"]["afl"]
+    h.append('<h2 id="fuzz">Fuzzing: exec/s and coverage over time</h2>')
+    if lf:
+        h.append('<table id="fuzz-table"><tr><th>target</th><th>exec/s</th><th>cov</th>'
+                 '<th>corpus</th><th>execs</th><th>seconds</th><th>log</th></tr>')
+        for t, v in lf.items():
+            f = v["final"]
+            h.append('<tr class="fuzz-row"><td>%s</td><td class="n">%s</td><td class="n">%s</td>'
+                     '<td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>'
+                     '<td><code>%s</code></td></tr>' % (
+                         esc(t), fmt(f["exec_s"]), fmt(f["cov"]), fmt(f["corpus"]),
+                         fmt(f["execs"]), fmt(f["seconds"]), esc(v["log"])))
+        h.append('</table><div class="grid">')
+        for t, v in lf.items():
+            s = v["series"]
+            h.append(line_plot("%s: exec/s" % t, [(t, [(p[0], p[3]) for p in s])],
+                               "seconds", "exec/s"))
+            h.append(line_plot("%s: coverage (cov)" % t, [(t, [(p[0], p[2]) for p in s])],
+                               "seconds", "cov"))
+        h.append('</div>')
+    else:
+        h.append('<p class="note">no libFuzzer log in this night (fuzzing skipped?)</p>')
+    if afl:
+        h.append('<h3>AFL++ (plot_data)</h3><div class="grid">')
+        h.append(line_plot("AFL++ exec/s", [(k, [(p[0], p[3]) for p in v["series"]])
+                                            for k, v in afl.items()], "seconds", "exec/s"))
+        h.append(line_plot("AFL++ edges found", [(k, [(p[0], p[2]) for p in v["series"]])
+                                                 for k, v in afl.items()], "seconds", "edges"))
+        h.append('</div>')
+
+    cov = rep.get("coverage")
+    if cov:
+        h.append('<h3 id="coverage">Coverage over the grown corpus (ci/coverage.sh)</h3>'
+                 '<table id="coverage-table"><tr><th>target</th><th>inputs</th><th>lines</th>'
+                 '<th>functions</th><th>regions</th><th>branches</th></tr>')
+        for r in cov:
+            h.append('<tr class="coverage-row"><td>%s</td><td class="n">%s</td>%s</tr>' % (
+                esc(r.get("target")), fmt(r.get("inputs")), "".join(
+                    '<td class="n">%.2f%% (%s/%s)</td>' % (
+                        r[k]["percent"], fmt(r[k]["covered"]), fmt(r[k]["count"]))
+                    for k in ("lines", "functions", "regions", "branches"))))
+        h.append('</table><p class="note">per-target HTML, JSON and lcov: <code>%s</code></p>'
+                 % esc(rep.get("coverage_dir")))
+
+    # stress
+    h.append('<h2 id="stress">Stress: throughput and drain latency</h2>')
+    if rep["stress"]:
+        h.append('<table id="stress-table"><tr><th>preset</th><th>binary</th><th>result</th>'
+                 '<th>ops/s</th><th>executions/s</th><th>drain p50 / p99 / max</th>'
+                 '<th>failures / reproduce</th></tr>')
+        for r in rep["stress"]:
+            un = (r.get("latency_ns") or {}).get("unload")
+            dr = " / ".join(ns_label(un[k]) for k in ("p50", "p99", "max")) \
+                if un and un.get("count") else "-"
+            fl = "; ".join(r.get("failures") or []) or "none"
+            h.append('<tr class="stress-row"><td>%s</td><td>%s</td><td class="%s">%s</td>'
+                     '<td class="n">%s</td><td class="n">%s</td><td>%s</td><td>%s%s</td></tr>' % (
+                         esc(r.get("preset")), esc(r.get("binary")),
+                         "ok" if r.get("result") == "SUCCESS" else "bad", esc(r.get("result")),
+                         fmt(r.get("ops_per_s")), fmt(r.get("executions_per_s")), dr, esc(fl),
+                         " <code>%s</code>" % esc(r["command"]) if r.get("command") else ""))
+        h.append('</table><div class="grid">')
+        h.append(bar_plot("stress throughput (ops/s)",
+                          [("%s %s" % (r.get("preset"), str(r.get("binary")).replace(
+                              "stress_", "")), r.get("ops_per_s"))
+                           for r in rep["stress"]], "ops/s"))
+        for r in rep["stress"]:
+            un = (r.get("latency_ns") or {}).get("unload")
+            if un is not None:
+                h.append(hist_plot("%s %s: drain (unload) latency" % (
+                    r.get("preset"), r.get("binary")), un))
+        h.append('</div>')
+    else:
+        h.append('<p class="note">no stress summaries in this night</p>')
+
+    h.append(RENDER_CHECK)
+    h.append('</body></html>')
+    return "\n".join(h)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(
+        prog="nightly-report.py",
+        description="One self-contained HTML page (inline SVG plots) and a JSON file from a "
+                    "night's fuzz logs, AFL++ plot_data, stress --json outputs and kmgr-repro "
+                    "triage; --history adds the trend across nights.")
+    ap.add_argument("--night", required=True, help="the night's folder (see the module doc)")
+    ap.add_argument("--history", help="folder of earlier nights' JSON files")
+    ap.add_argument("--date", help="YYYY-MM-DD (default: meta.json's, else today, UTC)")
+    ap.add_argument("--html", help="output page (default NIGHT/nightly.html)")
+    ap.add_argument("--json", help="output JSON (default NIGHT/nightly.json)")
+    ap.add_argument("--repro-tool", default="kmgr-repro",
+                    help="the kmgr-repro path used in reproduce commands")
+    ap.add_argument("--title", default="kmgr-fuzz nightly")
+    a = ap.parse_args(argv)
+    if not os.path.isdir(a.night):
+        ap.error("--night %s: not a directory" % a.night)
+    if a.history and not os.path.isdir(a.history):
+        ap.error("--history %s: not a directory" % a.history)
+    meta = load_json(os.path.join(a.night, "meta.json")) or {}
+    date = a.date or meta.get("date") or datetime.datetime.utcnow().strftime("%Y-%m-%d")
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+        ap.error("--date: YYYY-MM-DD")
+    lf, afl = collect_fuzz(a.night)
+    stress = collect_stress(a.night)
+    findings = collect_triage(a.night, a.repro_tool) + stress_findings(stress)
+    rep = {"kind": KIND, "version": 1, "date": date, "title": "%s %s" % (a.title, date),
+           "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S UTC"),
+           "meta": meta, "fuzz": {"libfuzzer": lf, "afl": afl}, "findings": findings,
+           "stress": stress}
+    cj = load_json(os.path.join(a.night, "coverage", "summary.json"))
+    if isinstance(cj, dict) and isinstance(cj.get("targets"), list):
+        rep["coverage"] = cj["targets"]
+        rep["coverage_dir"] = os.path.join(a.night, "coverage")
+    hist = collect_history(a.history, date) if a.history else []
+    rep["trend"] = [night_totals(j) for j in hist] + [night_totals(rep)]
+    html_out = a.html or os.path.join(a.night, "nightly.html")
+    json_out = a.json or os.path.join(a.night, "nightly.json")
+    with open(json_out, "w") as f:
+        json.dump(rep, f, indent=1)
+    with open(html_out, "w") as f:
+        f.write(page(rep))
+    print("nightly-report: %s (%d libFuzzer target(s), %d AFL++ instance(s), %d finding "
+          "bucket(s), %d stress run(s), %d night(s) in the trend) and %s" % (
+              html_out, len(lf), len(afl), len(findings), len(stress), len(rep["trend"]),
+              json_out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
