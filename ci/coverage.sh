@@ -10,7 +10,7 @@
 #                  fuzz-work/ when it exists).  Under DIR, every directory
 #                  named corpus or queue whose path names the target is
 #                  replayed: fuzz-work/<preset>/<t>/corpus (ci/fuzz.sh),
-#                  DIR/<t>/corpus, AFL++'s DIR/<t>/<instance>/queue.
+#                  DIR/<t>/corpus, AFL++'s fuzz-work/afl/<t>/out/<instance>/queue.
 #   --no-work      the shipped corpora only (the issue-6 figure).
 #   --out DIR      where the reports go (default build/coverage/report).
 #   --targets a,b  default: every target with a corpus/<t>/ folder.
@@ -90,7 +90,7 @@ input_dirs() {
 	echo "$root/corpus/$t"
 	[ -d "$root/corpus/regressions/$t" ] && echo "$root/corpus/regressions/$t"
 	for w in "${works[@]}"; do
-		find -L "$w" -maxdepth 4 -type d \( -name corpus -o -name queue \) \
+		find -L "$w" -maxdepth 6 -type d \( -name corpus -o -name queue \) \
 			\( -path "*/$t/*" -o -path "*/fuzz_$t/*" \) 2>/dev/null | sort
 	done
 	return 0

@@ -11,6 +11,8 @@ said so on the page, never invented):
   afl/**/plot_data                                 AFL++ plot data
   stress/*.json                                    the stress binaries' --json
   triage.json or triage.txt                        kmgr-repro triage over the findings
+  fuzz.json                                        ci/fuzz.sh --json (exec/s; findings
+                                                   when there is no triage)
   meta.json                                        {"minutes", "commit", "command", ...}
 --history DIR: earlier nights' JSON files (this script's, "kind": "kmgr-nightly"),
 for the trend across nights.  Default outputs: DIR/nightly.html, DIR/nightly.json.
@@ -154,7 +156,38 @@ def collect_fuzz(night):
         if r:
             inst = os.path.basename(os.path.dirname(p))
             afl["%s/%s" % (target_of(p, os.path.join(night, "afl")), inst)] = r
+    # ci/fuzz.sh --json: its exec/s is the run's own figure (weighted over
+    # the restarts after a finding, all workers in fork mode)
+    for t in fuzz_json_targets(night):
+        v = out.get(t.get("target"))
+        if v and t.get("exec_per_s") is not None:
+            v["final"]["exec_s"] = t["exec_per_s"]
+        if v and t.get("corpus") is not None:
+            v["final"]["corpus"] = t["corpus"]
     return out, afl
+
+
+def fuzz_json_targets(night):
+    """The per-target records of ci/fuzz.sh --json, [] when absent or odd."""
+    fj = load_json(os.path.join(night, "fuzz.json"))
+    ts = fj.get("targets") if isinstance(fj, dict) else None
+    return [t for t in ts if isinstance(t, dict)] if isinstance(ts, list) else []
+
+
+def fuzz_json_findings(night, tool):
+    """Findings as ci/fuzz.sh --json saw them (one replay each), grouped by
+    signature: the fallback when there is no triage output."""
+    groups = {}
+    for t in fuzz_json_targets(night):
+        for f in t.get("findings") if isinstance(t.get("findings"), list) else []:
+            if not isinstance(f, dict):
+                continue
+            g = groups.setdefault(f.get("signature") or "(no signature)",
+                                  {"bucket": f.get("signature") or "(no signature)", "count": 0,
+                                   "smallest": f.get("file"), "source": "fuzz %s" % t.get("target", ""),
+                                   "reproduces": True, "reproduce": f.get("reproduce")})
+            g["count"] += 1
+    return list(groups.values())
 
 
 def load_json(path):
@@ -169,12 +202,12 @@ def collect_stress(night):
     runs = []
     for p in sorted(glob.glob(os.path.join(night, "stress", "*.json"))):
         j = load_json(p)
-        if not isinstance(j, dict) or "binary" not in j:
-            runs.append({"file": p, "binary": os.path.basename(p), "result": "NO SUMMARY",
-                         "failures": ["unreadable JSON (the run crashed?): see its log"]})
-            continue
         stem = os.path.splitext(os.path.basename(p))[0]
         preset = stem.split("-", 1)[0] if "-" in stem else ""
+        if not isinstance(j, dict) or "binary" not in j:
+            runs.append({"file": p, "binary": stem, "preset": preset, "result": "NO SUMMARY",
+                         "failures": ["unreadable JSON (the run crashed?): see its log"]})
+            continue
         r = {k: j.get(k) for k in ("binary", "result", "exit", "command", "ops", "ops_per_s",
                                     "elapsed_s", "drains", "stall", "failures", "repro",
                                     "latency_ns")}
@@ -241,7 +274,10 @@ def stress_findings(runs):
 
 def collect_history(hdir, today):
     nights = []
-    for p in sorted(glob.glob(os.path.join(hdir, "**", "*.json"), recursive=True)):
+    # DIR/*.json and DIR/<night>/nightly.json: not the nights' other JSON
+    # files (coverage exports run to megabytes)
+    for p in sorted(glob.glob(os.path.join(hdir, "*.json")) +
+                    glob.glob(os.path.join(hdir, "*", "nightly.json"))):
         j = load_json(p)
         if isinstance(j, dict) and j.get("kind") == KIND and j.get("date") != today:
             nights.append(j)
@@ -642,7 +678,8 @@ def main(argv):
         ap.error("--date: YYYY-MM-DD")
     lf, afl = collect_fuzz(a.night)
     stress = collect_stress(a.night)
-    findings = collect_triage(a.night, a.repro_tool) + stress_findings(stress)
+    findings = collect_triage(a.night, a.repro_tool) or fuzz_json_findings(a.night, a.repro_tool)
+    findings += stress_findings(stress)
     rep = {"kind": KIND, "version": 1, "date": date, "title": "%s %s" % (a.title, date),
            "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S UTC"),
            "meta": meta, "fuzz": {"libfuzzer": lf, "afl": afl}, "findings": findings,

@@ -11,7 +11,7 @@
 #   ci/nightly.sh [--minutes N] [--out DIR] [--history DIR] [--threads N]
 #                 [--presets "tsan release"] [--binaries "refdrain async churn faults"]
 #                 [--fuzz-preset asan] [--skip-stress] [--skip-fuzz]
-#                 [--skip-coverage] [--skip-mutants] [--build-root DIR] [-h|--help]
+#                 [--skip-coverage] [--skip-mutants] [--afl] [--build-root DIR] [-h|--help]
 #
 #   --minutes N    per stress run, and ci/fuzz.sh's whole budget (default 10)
 #   --out DIR      default nightly-out/; the night goes to DIR/YYYY-MM-DD/
@@ -19,6 +19,8 @@
 #   --history DIR  earlier nights' nightly.json files for the trend
 #                  (default: DIR of --out, so nights accumulate there)
 #   --skip-*       leave a part out (a 2-minute check: --skip-mutants)
+#   --afl          also an AFL++ campaign (ci/afl.sh --minutes N), its plot_data
+#                  and crashes in the report
 #
 # Exit status: 0 every part passed, 1 otherwise (the report is written
 # either way), 2 bad usage.  Builds go to --build-root/<preset> (default
@@ -27,10 +29,10 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 minutes=10 out="$src/nightly-out" history="" threads=4
 presets="tsan release" binaries="refdrain async churn faults" fuzz_preset=asan
-do_stress=1 do_fuzz=1 do_cov=1 do_mut=1
+do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0
 build_root="$src/build"
 args=("$@")
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly.sh: $*" >&2; exit 2; }
 need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--skip-fuzz) do_fuzz=0; shift ;;
 	--skip-coverage) do_cov=0; shift ;;
 	--skip-mutants) do_mut=0; shift ;;
+	--afl) do_afl=1; shift ;;
 	--build-root) need "$1" $#; build_root=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -98,6 +101,9 @@ if [ "$do_stress" = 1 ]; then
 				--json "$json" --repro-dir "$night/repro" --quiet) >"$log" 2>&1
 			rc=$?
 			tail -n 1 "$log"
+			# a crash or a kill leaves no summary: the report still shows the run
+			[ -s "$json" ] || printf '{"binary": "stress_%s", "result": "FAILURE", "exit": %d, "failures": ["no --json summary (exit %d): see %s"], "repro": "%s"}\n' \
+				"$b" "$rc" "$rc" "$log" "$(ls "$night/repro" 2>/dev/null | grep "^stress_$b" | head -1)" >"$json"
 			part "stress_${preset}_$b" "$rc"
 		done
 	done
@@ -106,7 +112,9 @@ fi
 if [ "$do_fuzz" = 1 ]; then
 	fmin=$(awk "BEGIN { m = int($minutes + 0.5); print (m < 1 ? 1 : m) }")
 	stamp "ci/fuzz.sh --preset $fuzz_preset --minutes $fmin"
-	"$src/ci/fuzz.sh" --preset "$fuzz_preset" --minutes "$fmin" >"$night/logs/fuzz.log" 2>&1
+	fjson=()
+	"$src/ci/fuzz.sh" --help 2>/dev/null | grep -q -- --json && fjson=(--json "$night/fuzz.json")
+	"$src/ci/fuzz.sh" --preset "$fuzz_preset" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz.log" 2>&1
 	rc=$?
 	tail -n 12 "$night/logs/fuzz.log"
 	part fuzz "$rc"
@@ -117,11 +125,24 @@ if [ "$do_fuzz" = 1 ]; then
 		find "$d/artifacts" -maxdepth 1 -type f -newer "$night/.start" 2>/dev/null |
 			while read -r a; do mkdir -p "$night/findings/$t" && cp "$a" "$night/findings/$t/"; done
 	done
-	# AFL++ campaigns (ci/afl.sh) leave plot_data files: the latest of each
-	for p in $(find "$src/fuzz-work" -path '*afl*' -name plot_data -newer "$night/.start" 2>/dev/null); do
-		rel=${p#"$src/fuzz-work/"}
-		mkdir -p "$night/afl/$(dirname "$rel")" && cp "$p" "$night/afl/$rel"
-	done
+	if [ "$do_afl" = 1 ] && [ -x "$src/ci/afl.sh" ]; then
+		stamp "ci/afl.sh --minutes $fmin"
+		"$src/ci/afl.sh" --minutes "$fmin" >"$night/logs/afl.log" 2>&1
+		part afl $?
+		tail -n 8 "$night/logs/afl.log"
+		# its crashes join the libFuzzer findings for triage
+		find "$src/fuzz-work/afl" -path '*/crashes/id:*' -type f -newer "$night/.start" 2>/dev/null |
+			while read -r a; do
+				t=$(echo "${a#"$src/fuzz-work/afl/"}" | cut -d/ -f1)
+				mkdir -p "$night/findings/$t" && cp "$a" "$night/findings/$t/afl-$(basename "$a" | tr ':,' '__')"
+			done
+	fi
+	# AFL++ campaigns of this night leave plot_data files (fuzz-work/afl/<t>/out/<instance>/)
+	find "$src/fuzz-work" -path '*afl*' -name plot_data -newer "$night/.start" 2>/dev/null |
+		while read -r p; do
+			rel=${p#"$src/fuzz-work/"}
+			mkdir -p "$night/afl/$(dirname "$rel")" && cp "$p" "$night/afl/$rel"
+		done
 	repro=$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro
 	if [ -d "$night/findings" ]; then
 		stamp "kmgr-repro triage $night/findings"
