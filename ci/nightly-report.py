@@ -233,13 +233,18 @@ def collect_triage(night, tool):
         for b in items if isinstance(items, list) else []:
             if not isinstance(b, dict):
                 continue
-            sig = b.get("signature", b.get("sig", b.get("bucket", "?")))
-            path = b.get("smallest", b.get("best", b.get("file", b.get("path", ""))))
-            if isinstance(path, dict):
-                path = path.get("path", "")
-            buckets.append({"bucket": sig, "count": int(b.get("count", 1)), "smallest": path,
-                            "size": b.get("size", b.get("bytes")),
-                            "reproduce": b.get("reproduce", b.get("command"))})
+            # kmgr-repro triage --json: signature, dedup_token, count,
+            # example, example_bytes, target, reproduce
+            sig = str(b.get("signature") or "?")
+            try:
+                count = int(b.get("count", 1))
+            except (TypeError, ValueError):
+                count = 1
+            buckets.append({"bucket": sig, "count": count,
+                            "smallest": str(b.get("example") or ""),
+                            "size": b.get("example_bytes"), "target": b.get("target"),
+                            "dedup_token": b.get("dedup_token"),
+                            "reproduce": b.get("reproduce")})
     else:
         p = os.path.join(night, "triage.txt")
         if os.path.exists(p):

@@ -22,7 +22,7 @@ for log in "$here"/night/fuzz/*.log; do
 	execs=$(grep -E 'cov: [0-9]+' "$log" | grep -oE '^#[0-9]+' | tail -1 | tr -d '#')
 	expect+=("$t=$cov=$execs")
 done
-buckets=$(grep -cE ' smallest: ' "$here/night/triage.txt")
+buckets=$(grep -c '"signature"' "$here/night/triage.json")
 runs=$(ls "$here"/night/stress/*.json | wc -l)
 failed=$(grep -l '"result": "FAILURE"' "$here"/night/stress/*.json | wc -l)
 nights=$(($(ls "$here"/history/*.json | wc -l) + 1))
