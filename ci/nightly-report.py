@@ -277,21 +277,26 @@ def stress_findings(runs):
     return out
 
 
-def collect_history(hdir, today):
+def run_id(j):
+    """A night's identity: meta's run stamp (several runs a day), else its date."""
+    return str(j.get("run") or j.get("date") or "")
+
+
+def collect_history(hdir, this_run):
     nights = []
     # DIR/*.json and DIR/<night>/nightly.json: not the nights' other JSON
     # files (coverage exports run to megabytes)
     for p in sorted(glob.glob(os.path.join(hdir, "*.json")) +
                     glob.glob(os.path.join(hdir, "*", "nightly.json"))):
         j = load_json(p)
-        if isinstance(j, dict) and j.get("kind") == KIND and j.get("date") != today:
+        if isinstance(j, dict) and j.get("kind") == KIND and run_id(j) != this_run:
             nights.append(j)
-    nights.sort(key=lambda j: j.get("date", ""))
+    nights.sort(key=run_id)
     return nights
 
 
 def night_totals(j):
-    return {"date": j.get("date"),
+    return {"date": j.get("date"), "run": run_id(j),
             "fuzz": {t: {"exec_s": v["final"].get("exec_s"), "cov": v["final"].get("cov")}
                      for t, v in j.get("fuzz", {}).get("libfuzzer", {}).items()},
             "stress": {"%s/%s" % (r.get("preset"), r.get("binary")): r.get("ops_per_s")
@@ -554,6 +559,9 @@ def page(rep):
     h.append('<h2 id="trend">Trend across nights (%d night(s))</h2>' % len(tr))
     if len(tr) >= 2:
         dates = [str(n["date"])[5:] for n in tr]  # MM-DD
+        if len(set(dates)) < len(dates):  # several runs a day: MM-DD HH:MM
+            dates = [n["run"][5:10] + " " + n["run"][11:13] + ":" + n["run"][13:15]
+                     if len(n["run"]) >= 15 else n["run"][5:] for n in tr]
         tg = sorted({t for n in tr for t in n["fuzz"]})
         keys = sorted({k for n in tr for k in n["stress"]})
         h.append('<div class="grid">')
@@ -685,7 +693,8 @@ def main(argv):
     stress = collect_stress(a.night)
     findings = collect_triage(a.night, a.repro_tool) or fuzz_json_findings(a.night, a.repro_tool)
     findings += stress_findings(stress)
-    rep = {"kind": KIND, "version": 1, "date": date, "title": "%s %s" % (a.title, date),
+    rep = {"kind": KIND, "version": 1, "date": date, "run": meta.get("run") or date,
+           "title": "%s %s" % (a.title, meta.get("run") or date),
            "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S UTC"),
            "meta": meta, "fuzz": {"libfuzzer": lf, "afl": afl}, "findings": findings,
            "stress": stress}
@@ -693,7 +702,7 @@ def main(argv):
     if isinstance(cj, dict) and isinstance(cj.get("targets"), list):
         rep["coverage"] = cj["targets"]
         rep["coverage_dir"] = os.path.join(a.night, "coverage")
-    hist = collect_history(a.history, date) if a.history else []
+    hist = collect_history(a.history, rep["run"]) if a.history else []
     rep["trend"] = [night_totals(j) for j in hist] + [night_totals(rep)]
     html_out = a.html or os.path.join(a.night, "nightly.html")
     json_out = a.json or os.path.join(a.night, "nightly.json")

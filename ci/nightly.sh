@@ -14,7 +14,7 @@
 #                 [--skip-coverage] [--skip-mutants] [--afl] [--build-root DIR] [-h|--help]
 #
 #   --minutes N    per stress run, and ci/fuzz.sh's whole budget (default 10)
-#   --out DIR      default nightly-out/; the night goes to DIR/YYYY-MM-DD/
+#   --out DIR      default nightly-out/; the night goes to DIR/YYYY-MM-DDTHHMMZ/
 #                  (nightly.html, nightly.json, stress/, fuzz/, logs/, repro/)
 #   --history DIR  earlier nights' nightly.json files for the trend
 #                  (default: DIR of --out, so nights accumulate there)
@@ -67,7 +67,8 @@ history=${history:-$out}
 [ -d "$history" ] || die "--history $history: not a directory"
 
 day=$(date -u +%Y-%m-%d)
-night=$out/$day
+run=$(date -u +%Y-%m-%dT%H%MZ) # several runs a day each keep their folder
+night=$out/$run
 rm -rf "${night:?}"
 mkdir -p "$night/stress" "$night/fuzz" "$night/repro" "$night/logs"
 : >"$night/.start"
@@ -178,12 +179,12 @@ if [ "$do_mut" = 1 ]; then
 fi
 
 commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
-python3 - "$night/meta.json" "$day" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" "${parts[@]}" <<'PY'
+python3 - "$night/meta.json" "$day" "$run" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" "${parts[@]}" <<'PY'
 import json, sys
-path, day, minutes, commit, command = sys.argv[1:6]
-parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[6:])}
-json.dump({"date": day, "minutes": float(minutes), "commit": commit, "command": command,
-           "parts": parts}, open(path, "w"), indent=1)
+path, day, run, minutes, commit, command = sys.argv[1:7]
+parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[7:])}
+json.dump({"date": day, "run": run, "minutes": float(minutes), "commit": commit,
+           "command": command, "parts": parts}, open(path, "w"), indent=1)
 PY
 python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
 	--repro-tool "$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro" || ok=0
