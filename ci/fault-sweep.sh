@@ -221,12 +221,11 @@ fired_total=0
 printf '%-12s %-22s %-8s %-5s %-4s %s\n' shape site verdict fired exit note
 for sh in ${SHAPES//,/ }; do
 	case "$sh" in
-	run_model) setup_run_model ;;
+	run_model | run_model_nth) setup_run_model ;;
 	model_parse) ;;
 	*) baseline_prog "$sh" ;;
 	esac
 	if [ "$sh" = run_model_nth ]; then
-		setup_run_model
 		for ((n = 1; n <= 1000; n++)); do
 			row=$(run_run_model any "$n")
 			IFS='|' read -r verdict fired rc note <<<"$row"
