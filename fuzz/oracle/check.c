@@ -3,7 +3,8 @@
  * execution observer and its per-handle table, ids, reference counts,
  * accounting, values against the reference model and the model_parse
  * target's check.  One copy, used by the fuzz runner (fuzz/harness), the
- * tests kmgr-repro emits (which embed it) and the stress binaries.
+ * tests kmgr-repro emits (which embed it); the stress binaries' copy in
+ * stress/torture_observer.c is still to be replaced by it.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /*
- * oracle.h - the fuzz oracle, one module for the fuzz runner, the tests
- * kmgr-repro emits and the stress binaries:
+ * oracle.h - the fuzz oracle, one module for the fuzz runner and the tests
+ * kmgr-repro emits (the stress binaries still keep their own observer in
+ * stress/torture_observer.c; the per-handle table, the drained check and
+ * the report hook here are shaped to replace it):
  *   - the reference model (model.h): container descriptions and the
  *     status every operation's arguments predict;
  *   - the checks (check.c): outputs follow the compute formula, metadata
@@ -33,8 +35,8 @@
 
 /* ---- failures (check.c) ---- */
 /* Called after the ORACLE line, before abort(): adds context (the program,
- * the test's name) or takes over (the stress binaries' failure report,
- * which need not return). */
+ * the test's name) or takes over (e.g. a stress binary's failure report;
+ * oracle_fail aborts if the hook returns). */
 typedef void (*oracle_report_fn)(void *ctx, const char *invariant, const char *msg);
 void oracle_set_report(oracle_report_fn fn, void *ctx);
 __attribute__((noreturn, format(printf, 2, 3))) void oracle_fail(const char *invariant,
