@@ -36,6 +36,10 @@ need_cmd python3 python3
 # DejaVu: a font for its text, the same on every machine
 need_cmd chromium chromium
 need_file "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" fonts-dejavu-core
+need_cmd unzip unzip
+need_cmd file file
+# ci/cflite-check.sh parses the workflow and project YAML
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all present"

@@ -14,6 +14,9 @@ bash ci/deps.sh
 stamp "format"
 bash ci/format.sh --check
 
+stamp "ClusterFuzzLite/OSS-Fuzz files"
+bash ci/cflite-check.sh --yaml-only
+
 jobs=${KMGR_JOBS:-2}
 for preset in ${KMGR_PRESETS:-asan tsan msan release}; do
 	stamp "configure $preset"

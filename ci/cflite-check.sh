@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# ci/cflite-check.sh [--yaml-only] [--help]
+# The ClusterFuzzLite and OSS-Fuzz files without Docker or GitHub: parses
+# every YAML file of .clusterfuzzlite/, .github/workflows/ and
+# infra/oss-fuzz/ (python3-yaml) and checks what the services need: the
+# project files (language c; address, undefined, memory), the four modes
+# (code-change, batch, prune, coverage) run by build_fuzzers@v1 and
+# run_fuzzers@v1 with one sanitizer per job, the Dockerfiles (base-builder,
+# cmake, ninja, zip) and build.sh calling ci/oss-fuzz-build.sh.  Without
+# --yaml-only it then runs the builds and check_build locally
+# (ci/oss-fuzz-build.sh --local-check all: three builds, ~15 min on 2 cores).
+# Exits 1 when a check fails, 2 on bad usage.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+full=1
+case "${1:-}" in
+"") ;;
+--yaml-only) full=0 ;;
+-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "cflite-check: unknown argument $1 (--help)" >&2; exit 2 ;;
+esac
+py=""
+for p in python3 /usr/bin/python3; do
+	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import yaml' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "cflite-check: no python3 with yaml (apt-get install python3-yaml; ci/deps.sh does)" >&2; exit 1; }
+
+"$py" - "${KMGR_CFLITE_ROOT:-$root}" <<'PY'
+import glob, os, sys, yaml
+root = sys.argv[1]
+errors = []
+def err(f, msg):
+    errors.append("%s: %s" % (os.path.relpath(f, root), msg))
+def load(f):
+    try:
+        with open(f) as fh:
+            d = yaml.safe_load(fh)
+    except (OSError, yaml.YAMLError) as e:
+        err(f, "does not parse: %s" % str(e).replace("\n", " "))
+        return None
+    if not isinstance(d, dict):
+        err(f, "is not a mapping")
+        return None
+    return d
+SANS = {"address", "undefined", "memory"}
+
+# project files
+for f, keys in ((".clusterfuzzlite/project.yaml", ["language"]),
+                ("infra/oss-fuzz/project.yaml", ["homepage", "main_repo", "language", "primary_contact"])):
+    f = os.path.join(root, f)
+    d = load(f)
+    if d is None:
+        continue
+    for k in keys:
+        if not d.get(k):
+            err(f, "no '%s'" % k)
+    if d.get("language") != "c":
+        err(f, "language is %r, not c" % d.get("language"))
+    if not SANS <= set(d.get("sanitizers") or []):
+        err(f, "sanitizers %r lack one of %s" % (d.get("sanitizers"), sorted(SANS)))
+
+# workflows
+modes = {}
+wfs = sorted(glob.glob(os.path.join(root, ".github/workflows/*.yml")))
+if not wfs:
+    err(os.path.join(root, ".github/workflows"), "no workflow")
+for f in wfs:
+    d = load(f)
+    if d is None:
+        continue
+    # YAML 1.1 reads the key 'on' as the boolean true
+    on = d.get("on", d.get(True))
+    for k, v in (("name", d.get("name")), ("on", on), ("jobs", d.get("jobs"))):
+        if not v:
+            err(f, "no '%s'" % k)
+    for jn, job in (d.get("jobs") or {}).items():
+        if "runs-on" not in job:
+            err(f, "job %s: no runs-on" % jn)
+        matrix = ((job.get("strategy") or {}).get("matrix") or {}).get("sanitizer")
+        build_san = run_san = None
+        uses = []
+        for st in job.get("steps") or []:
+            u, w = st.get("uses", ""), st.get("with") or {}
+            uses.append(u)
+            if u.startswith("google/clusterfuzzlite/actions/build_fuzzers@"):
+                if u != "google/clusterfuzzlite/actions/build_fuzzers@v1":
+                    err(f, "job %s: %s, not @v1" % (jn, u))
+                if w.get("language") != "c":
+                    err(f, "job %s: build_fuzzers language %r, not c" % (jn, w.get("language")))
+                build_san = w.get("sanitizer", "address")
+            elif u.startswith("google/clusterfuzzlite/actions/run_fuzzers@"):
+                if u != "google/clusterfuzzlite/actions/run_fuzzers@v1":
+                    err(f, "job %s: %s, not @v1" % (jn, u))
+                mode = w.get("mode")
+                if mode not in ("code-change", "batch", "prune", "coverage"):
+                    err(f, "job %s: run_fuzzers mode %r" % (jn, mode))
+                for k in ("github-token", "fuzz-seconds"):
+                    if k not in w:
+                        err(f, "job %s: run_fuzzers without %s" % (jn, k))
+                run_san = w.get("sanitizer", "address")
+                modes.setdefault(mode, []).append((f, jn, matrix, run_san))
+        if not any(u.startswith("google/clusterfuzzlite/actions/build_fuzzers@") for u in uses):
+            err(f, "job %s: no build_fuzzers step" % jn)
+        if run_san is not None and run_san != build_san:
+            err(f, "job %s: built for %r, run for %r" % (jn, build_san, run_san))
+        for s in (build_san, run_san):
+            if isinstance(s, str) and "${{" in s and not matrix:
+                err(f, "job %s: sanitizer %s without a matrix" % (jn, s))
+for mode in ("code-change", "batch", "prune", "coverage"):
+    if mode not in modes:
+        err(os.path.join(root, ".github/workflows"), "no run_fuzzers job in mode %s" % mode)
+for mode in ("code-change", "batch"):
+    for f, jn, matrix, _ in modes.get(mode, []):
+        if not SANS <= set(matrix or []):
+            err(f, "job %s (%s): sanitizer matrix %r lacks one of %s" % (jn, mode, matrix, sorted(SANS)))
+for f, jn, _, san in modes.get("coverage", []):
+    if san != "coverage":
+        err(f, "job %s: coverage mode needs sanitizer coverage, has %r" % (jn, san))
+
+# Dockerfiles and build scripts
+for d in (".clusterfuzzlite", "infra/oss-fuzz"):
+    df = os.path.join(root, d, "Dockerfile")
+    try:
+        text = open(df).read()
+    except OSError:
+        err(df, "missing")
+        text = ""
+    if text and not any(l.startswith("FROM gcr.io/oss-fuzz-base/base-builder") for l in text.splitlines()):
+        err(df, "not FROM gcr.io/oss-fuzz-base/base-builder")
+    for need in ("cmake", "ninja-build", "zip", "build.sh"):
+        if text and need not in text:
+            err(df, "does not mention %s" % need)
+    bs = os.path.join(root, d, "build.sh")
+    if not os.access(bs, os.X_OK):
+        err(bs, "missing or not executable")
+    elif "ci/oss-fuzz-build.sh" not in open(bs).read():
+        err(bs, "does not call ci/oss-fuzz-build.sh")
+
+if errors:
+    print("\n".join("cflite-check: " + e for e in errors))
+    sys.exit(1)
+print("cflite-check: %d workflow(s), 2 project files, 2 Dockerfiles: ok (modes %s)" % (
+    len(wfs), ", ".join(sorted(modes))))
+PY
+[ "$full" = 1 ] || exit 0
+exec "$root/ci/oss-fuzz-build.sh" --local-check all
