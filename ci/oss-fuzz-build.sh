@@ -57,7 +57,8 @@ build() {
 	cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 		-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_C_FLAGS_RELEASE="" "${link[@]}" \
 		-DKMGR_SANITIZER=none -DKMGR_FUZZ_ENGINE=ossfuzz -DKMGR_WERROR="${KMGR_WERROR:-ON}" \
-		-DKMGR_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" >"$work/configure.log"
+		-DKMGR_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" >"$work/configure.log" 2>&1 ||
+		{ cat "$work/configure.log" >&2; echo "oss-fuzz-build: configure failed" >&2; exit 1; }
 	cmake --build "$work/build" -j"$JOBS" $(printf -- '--target fuzz_%s ' "${targets[@]}")
 	local t
 	for t in "${targets[@]}"; do

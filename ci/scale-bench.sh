@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# ci/scale-bench.sh [--seconds N] [--target T] [--help]
+# BENCHMARKS.md, "Every core": exec/s and coverage of one target with one and
+# with two workers, for libFuzzer (in-process, -fork=1, -fork=2) and AFL++
+# (-M alone, -M + -S), one run after the other in this invocation, each from
+# a fresh copy of corpus/T with the target's dictionary.  Needs the asan
+# build (build/asan) and ci/afl.sh's two builds (build/afl, build/afl-cmplog).
+# Prints one row per run: engine, workers, exec/s (all workers over the wall
+# time), coverage (libFuzzer cov; AFL++ edges_found), corpus, AFL stability.
+set -euo pipefail
+secs=240 t=api_seq
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--seconds | --target)
+		[ $# -ge 2 ] || { echo "scale-bench: $1 needs a value" >&2; exit 2; }
+		if [ "$1" = --seconds ]; then secs=$2; else t=$2; fi
+		shift 2
+		;;
+	*) echo "scale-bench: unknown argument $1 (--help)" >&2; exit 2 ;;
+	esac
+done
+[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 10 ] || { echo "scale-bench: --seconds N, N >= 10" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+[ -d "$root/corpus/$t" ] || { echo "scale-bench: unknown target $t" >&2; exit 2; }
+lf=$root/build/asan/fuzz/$t afl=$root/build/afl/fuzz/$t cl=$root/build/afl-cmplog/fuzz/$t
+for b in "$lf" "$afl" "$cl"; do
+	[ -x "$b" ] || { echo "scale-bench: $b missing (cmake --build --preset asan; ci/afl.sh builds the AFL++ ones)" >&2; exit 2; }
+done
+. "$root/sanitizers/env.sh"
+work=$(mktemp -d /tmp/scale-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+dict=$root/corpus/$t.dict
+row() { printf '%-10s %-13s %7s %8s %7s %7s %9s\n' "$@"; }
+row engine mode workers exec/s cov corpus stability
+
+# libFuzzer: in-process, then fork mode with 1 and 2 workers
+for mode in inproc 1 2; do
+	d=$work/lf-$mode
+	mkdir -p "$d/corpus" "$d/art"
+	cp "$root/corpus/$t"/* "$d/corpus/"
+	args=(-dict="$dict" -max_len=4096 -timeout=25 -rss_limit_mb=4096 -max_total_time="$secs" -artifact_prefix="$d/art/")
+	if [ "$mode" = inproc ]; then
+		"$lf" "${args[@]}" -print_final_stats=1 "$d/corpus" >"$d/log" 2>&1 || true
+		eps=$(awk '/stat::average_exec_per_sec/ {print $2}' "$d/log")
+		w=1
+	else
+		"$lf" "${args[@]}" -fork="$mode" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+			"$d/corpus" >"$d/log" 2>&1 || true
+		eps=$(grep -aoE 'exec/s: [0-9]+' "$d/log" | tail -1 | cut -d' ' -f2)
+		w=$mode mode=fork
+	fi
+	cov=$(grep -aoE 'cov: [0-9]+' "$d/log" | tail -1 | cut -d' ' -f2)
+	row libFuzzer "$mode" "$w" "${eps:-?}" "${cov:-?}" "$(find "$d/corpus" -type f | wc -l)" -
+done
+
+# AFL++: -M alone (with CmpLog), then -M + -S (CmpLog on the secondary)
+export ASAN_OPTIONS="$ASAN_OPTIONS:abort_on_error=1:symbolize=0"
+export UBSAN_OPTIONS="$UBSAN_OPTIONS:halt_on_error=1:abort_on_error=1:symbolize=0"
+export LSAN_OPTIONS="$LSAN_OPTIONS:symbolize=0"
+unset MSAN_OPTIONS TSAN_OPTIONS
+export AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+for n in 1 2; do
+	out=$work/afl-$n
+	if [ "$n" = 1 ]; then
+		afl-fuzz -M main -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 || true
+	else
+		afl-fuzz -M main -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 &
+		p=$!
+		afl-fuzz -S s1 -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-s1.log" 2>&1 || true
+		wait "$p" || true
+	fi
+	st() { cat "$out"/*/fuzzer_stats 2>/dev/null | awk -v k="$1" '$1 == k {print $3}'; }
+	execs=$(st execs_done | awk '{s += $1} END {printf "%d", s}')
+	row AFL++ "$([ "$n" = 1 ] && echo M+cmplog || echo M+S-cmplog)" "$n" "$((execs / secs))" \
+		"$(st edges_found | sort -n | tail -1)" "$(st corpus_count | sort -n | tail -1)" "$(st stability | tr '\n' ' ')"
+done
