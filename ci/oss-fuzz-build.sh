@@ -8,7 +8,8 @@
 # Sources from $SRC/kmgr-fuzz when set, else this checkout; build tree in
 # $WORK; JOBS (default: nproc) parallel jobs; KMGR_WERROR=OFF drops -Werror.
 # --local-check SAN sets those variables as OSS-Fuzz's compile step does for
-# SAN (clang-19; address, undefined and memory are separate jobs), builds
+# SAN (clang-19; address, undefined and memory are separate jobs), runs
+# .clusterfuzzlite/build.sh with them (the sources linked at $SRC/kmgr-fuzz)
 # into a temp $OUT and re-enacts check_build on each target: 4 runs with
 # -seed=1337 that finish, >= 100 edges on the INFO line, the sanitizer call
 # counts of bad_build_check (objdump), and a replay of the seed corpus.
@@ -17,7 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 targets=(model_parse api_seq concurrent async faults)
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # OSS-Fuzz's compile flags per sanitizer (infra/base-images/base-clang):
 # one sanitizer per job.  address carries no UBSan: check_build rejects an
@@ -137,7 +138,12 @@ local_check() {
 	OUT=$(mktemp -d /tmp/oss-fuzz-out."$san".XXXXXX)
 	WORK=$(mktemp -d /tmp/oss-fuzz-work."$san".XXXXXX)
 	export OUT WORK
-	build
+	# through .clusterfuzzlite/build.sh, as the service runs it: the
+	# checkout at $SRC/kmgr-fuzz (a link here), KMGR_WERROR=OFF
+	SRC=$(mktemp -d /tmp/oss-fuzz-src.XXXXXX)
+	ln -s "$here" "$SRC/kmgr-fuzz"
+	SRC=$SRC bash "$here/.clusterfuzzlite/build.sh"
+	rm -rf "$SRC"
 	for t in "${targets[@]}"; do
 		check_target "$t" || fail=1
 	done
