@@ -4,7 +4,13 @@
 # sanitizer runtimes), AFL++, jemalloc, cmake, ninja, clang-format, chromium
 # and fonts-dejavu-core (the nightly report is checked in a real browser).
 # Idempotent: a no-op when everything is present.  Needs root to install.
+#   ci/deps.sh [--help]
 set -euo pipefail
+case "${1:-}" in
+"") ;;
+-h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "deps: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
 
 missing=()
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # ci/format.sh [--check] - clang-format every C source and header we own.
 # --check: change nothing, list the files that differ, exit 1 if any.
+# Exit status: 0 formatted (or nothing differs), 1 some file differs, 2 bad usage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=fix
-[ "${1:-}" = "--check" ] && mode=check
+case "${1:-}" in
+"") ;;
+--check) mode=check ;;
+-h | --help) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "format: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "format: one argument at most (see --help)" >&2; exit 2; }
 mapfile -t files < <(git ls-files '*.c' '*.h' | grep -v '^corpus/')
 bad=0
 for f in "${files[@]}"; do

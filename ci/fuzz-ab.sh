@@ -9,17 +9,19 @@
 # Prints each run's exec/s and B/A over the two rounds.
 set -euo pipefail
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-[ $# -ge 3 ] || usage
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+bad() { echo "fuzz-ab: $* (see --help)" >&2; exit 2; }
+case "${1:-}" in -h | --help) usage; exit 0 ;; esac
+[ $# -ge 3 ] || bad "want BIN_A BIN_B CORPUS"
 a=$1 b=$2 corpus=$3; shift 3
 secs=20 dict="" bopts=""
 while [ $# -gt 0 ]; do
-	[ $# -ge 2 ] || usage # every option takes a value
+	[ $# -ge 2 ] || bad "$1 needs a value" # every option takes a value
 	case "$1" in
 	--seconds) secs=$2; shift 2 ;;
 	--dict) dict=$2; shift 2 ;;
 	--b-options) bopts=$2; shift 2 ;;
-	*) usage ;;
+	*) bad "unknown option $1" ;;
 	esac
 done
 for f in "$a" "$b"; do [ -x "$f" ] || { echo "fuzz-ab: $f is not an executable" >&2; exit 2; }; done

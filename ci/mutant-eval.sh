@@ -13,19 +13,23 @@
 # One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...
 set -euo pipefail
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-[ $# -ge 1 ] || usage
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+bad() { echo "mutant-eval: $* (see --help)" >&2; exit 2; }
+case "${1:-}" in -h | --help) usage; exit 0 ;; -*) bad "unknown option $1" ;; esac
+[ $# -ge 1 ] || bad "want MUTANT.patch"
+[ -f "$1" ] || bad "no such patch $1"
 patch_file=$(realpath "$1"); shift
 minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0} cov=on
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--minutes | --target | --preset) [ $# -ge 2 ] || bad "$1 needs a value" ;;&
 	--minutes) minutes=$2; shift 2 ;;
 	--target) target=$2; shift 2 ;;
 	--free-running) backend=free; shift ;;
 	--preset) preset=$2; shift 2 ;;
 	--no-tsan-coverage) cov=off; shift ;;
 	--keep) keep=1; shift ;;
-	*) usage ;;
+	*) bad "unknown option $1" ;;
 	esac
 done
 [ -f "$patch_file" ] || { echo "mutant-eval: no such patch $patch_file" >&2; exit 2; }

@@ -13,12 +13,14 @@ build="$src/build/release"
 out=""
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--seconds | --threads | --build | --out)
+		[ $# -ge 2 ] || { echo "stress-bench: $1 needs a value (see --help)" >&2; exit 2; } ;;&
 	--seconds) secs=$2; shift 2 ;;
 	--threads) threads=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	-h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-	*) echo "unknown option $1" >&2; exit 2 ;;
+	*) echo "stress-bench: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
 if [ ! -x "$build/stress/stress_refdrain_glibc" ]; then

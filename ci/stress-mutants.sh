@@ -18,10 +18,13 @@ out=""
 pairs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--preset | --limit | --out)
+		[ $# -ge 2 ] || { echo "stress-mutants: $1 needs a value (see --help)" >&2; exit 2; } ;;&
 	--preset) preset=$2; shift 2 ;;
 	--limit) limit=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	-*) echo "stress-mutants: unknown option $1 (see --help)" >&2; exit 2 ;;
 	*) pairs+=("$1"); shift ;;
 	esac
 done

@@ -3,7 +3,13 @@
 # formatting, then configure, build and ctest the asan, tsan, msan and
 # release presets, and check that the afl preset builds.
 # Budget: under 25 minutes on 2 cores from a clean clone.
+#   ci/test.sh [--help]   (KMGR_PRESETS, KMGR_JOBS, KMGR_SKIP_AFL adjust it)
 set -euo pipefail
+case "${1:-}" in
+"") ;;
+-h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "test: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 stamp() { echo "=== [$(($(date +%s) - start))s] $*"; }

@@ -311,6 +311,10 @@ int main(int argc, char **argv)
 		return EXIT_BAD; /* kfault printed the one line */
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
 		return usage(stdout), 0;
+	/* `create --help`, `show --help`: the same text (it covers both) */
+	if (argc == 3 && (!strcmp(cmd, "create") || !strcmp(cmd, "show")) &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		return usage(stdout), 0;
 	if (strcmp(cmd, "--list-fault-sites") == 0 && argc == 2)
 		return list_fault_sites();
 	if (strcmp(cmd, "create") == 0)

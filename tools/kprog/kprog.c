@@ -126,8 +126,32 @@ static int cmd_run(int argc, char **argv)
 	return 0;
 }
 
+static const char usage[] = "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] "
+                            "[--text] [--repeat N] [--target T]\n";
+
+/* --help (of the tool or a command) on stdout, exit 0; an option where a
+ * file belongs is bad usage: one line, exit 2; -1 otherwise. */
+static int help_or_bad_option(int argc, char **argv)
+{
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "--help") || (argc >= 3 && !strcmp(argv[2], "--help")))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc >= 3 && argv[2][0] == '-' && argv[2][1]) {
+		fprintf(stderr, "kprog %s: unknown option %s (see kprog --help)\n", argv[1],
+		        argv[2]);
+		return 2;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
+	int rc = help_or_bad_option(argc, argv);
+
+	if (rc >= 0)
+		return rc;
 	if (argc == 3 && !strcmp(argv[1], "print")) {
 		if (load_program(argv[2], false))
 			return 1;
@@ -139,8 +163,6 @@ int main(int argc, char **argv)
 		return cmd_parse(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
-	fprintf(stderr,
-	        "usage: kprog print FILE | parse TEXT OUT | run FILE [--free] [-v] [--text] "
-	        "[--repeat N] [--target T]\n");
+	fputs(usage, stderr);
 	return 2;
 }
