@@ -7,7 +7,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 export AFL_LLVM_ALLOWLIST="${AFL_LLVM_ALLOWLIST:-$here/../fuzz/afl-allowlist.txt}"
 [ -z "${KMGR_AFL_CMPLOG:-}" ] || export AFL_LLVM_CMPLOG=1
-#   ci/afl-cc.sh COMPILER-ARGUMENTS...   (every argument is the compiler's)
+#   usage: ci/afl-cc.sh COMPILER-ARGUMENTS...   (every argument is the compiler's)
 case "${1:-}" in
 --help) sed -n '2,6p;10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 "") echo "afl-cc.sh: no arguments: give the C compiler's (see --help)" >&2; exit 2 ;;

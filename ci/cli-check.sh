@@ -88,7 +88,7 @@ for script in "$root"/ci/*.sh; do
 	fi
 	expect_help "$name" "$(basename "$script")" bash "$script" --help
 	case "$name" in
-	ci/afl-cc.sh)
+	ci/afl-cc.sh | ci/afl-cc-cmplog.sh)
 		# a compiler wrapper: every option is the compiler's; no argument
 		# at all is its bad usage
 		expect_bad "$name (no arguments)" bash "$script"
