@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ci/test.sh - the README's test command: install what is missing, check the
-# formatting, then configure, build and ctest the asan, tsan, msan and
-# release presets, and check that the afl preset builds.
+# formatting and the layering (ci/check-layering.sh), then configure, build
+# and ctest the asan, tsan, msan and release presets, and check that the afl
+# preset builds.
 # Budget: under 25 minutes on 2 cores from a clean clone.
 #   ci/test.sh [--help]   (KMGR_PRESETS, KMGR_JOBS, KMGR_SKIP_AFL adjust it)
 set -euo pipefail
@@ -19,6 +20,12 @@ bash ci/deps.sh
 
 stamp "format"
 bash ci/format.sh --check
+
+# Only lib/sched touches threads, locks, atomics and time; the self-test
+# proves the check still turns red on a bad line.
+stamp "layering"
+bash ci/check-layering.sh
+bash ci/check-layering.sh --self-test
 
 stamp "ClusterFuzzLite/OSS-Fuzz files"
 bash ci/cflite-check.sh --yaml-only

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/kalloc.h"
 #include "base/kfault.h"
@@ -203,12 +202,10 @@ void torture_wait_free(torture_t *t)
 	uint64_t end = t->start_ns + (uint64_t)t->k.seconds * 1000000000ull;
 
 	while (!torture_should_stop(t)) {
-		struct timespec ts = {0, 20 * 1000 * 1000};
-
 		torture_main_progress(t, "running");
 		if (t->k.seconds && torture_now_ns() >= end)
 			break;
-		nanosleep(&ts, NULL);
+		ks_usleep(20 * 1000);
 	}
 	ks_atomic_add_quiet(&t->stop, 1);
 }

@@ -39,11 +39,12 @@ void torture_nn_track(uint32_t id)
 }
 
 /* One bit per id handed out (the first 16M ids): ids are never reused. */
-static _Atomic uint64_t torture_id_seen[1u << 18];
+static ks_atomic_t torture_id_seen[1u << 18];
 
 void torture_nn_check_grows(torture_t *t, uint32_t id)
 {
-	uint64_t bit;
+	ks_atomic_t *word;
+	int64_t bit, cur;
 
 	/* kmgr_last_nn_id is read after the load returned, so it is at least
 	 * id unless the allocator is not monotone. */
@@ -52,8 +53,13 @@ void torture_nn_check_grows(torture_t *t, uint32_t id)
 		             kmgr_last_nn_id());
 	if (id / 64 >= sizeof(torture_id_seen) / sizeof(torture_id_seen[0]))
 		return;
-	bit = 1ull << (id % 64);
-	if (atomic_fetch_or(&torture_id_seen[id / 64], bit) & bit)
+	word = &torture_id_seen[id / 64];
+	bit = (int64_t)(1ull << (id % 64));
+	cur = ks_atomic_load_quiet(word);
+	/* fetch_or: set the bit unless it was set already */
+	while (!(cur & bit) && !ks_atomic_cas_quiet(word, &cur, cur | bit))
+		;
+	if (cur & bit)
 		torture_fail(t, "ids only grow: id %u was handed out twice", id);
 }
 

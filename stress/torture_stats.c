@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "kfile.h"
 #include "sched/ksplitmix.h"
@@ -77,12 +76,11 @@ void torture_count(torture_thread_t *w, NRT_STATUS st)
 	ks_atomic_add_quiet(&w->stat[torture_stat_index(st)], 1);
 }
 
+/* The real clock, also under --controlled: latencies and the watchdog are
+ * about the machine, not the schedule. */
 uint64_t torture_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return ks_wall_ns();
 }
 
 uint64_t torture_rand(torture_thread_t *w)
@@ -193,7 +191,7 @@ static uint32_t torture_roles(const torture_t *t, torture_role_sum_t *rs)
 {
 	uint32_t n = 0;
 
-	uint32_t nt = (uint32_t)atomic_load(&t->nthreads_pub.v);
+	uint32_t nt = (uint32_t)ks_atomic_load_quiet(&t->nthreads_pub);
 
 	for (uint32_t i = 0; i < nt; i++) {
 		const torture_thread_t *w = &t->th[i];
@@ -217,7 +215,7 @@ static uint32_t torture_roles(const torture_t *t, torture_role_sum_t *rs)
 
 static void torture_stats_total(const torture_t *t, uint64_t *stat)
 {
-	uint32_t nt = (uint32_t)atomic_load(&t->nthreads_pub.v);
+	uint32_t nt = (uint32_t)ks_atomic_load_quiet(&t->nthreads_pub);
 
 	memset(stat, 0, sizeof(uint64_t) * TORTURE_NSTAT);
 	for (uint32_t i = 0; i < nt; i++)

@@ -234,15 +234,15 @@ static void wd_print_wait_site(FILE *o, const wd_frame_t *fr, int n)
 
 static const char *wd_role(torture_t *t, int tid, char *buf, size_t len, int *widx)
 {
-	uint32_t n = (uint32_t)atomic_load(&t->nthreads_pub.v);
+	uint32_t n = (uint32_t)ks_atomic_load_quiet(&t->nthreads_pub);
 
 	*widx = -1;
-	if (tid == (int)atomic_load(&t->main_tid.v)) {
+	if (tid == (int)ks_atomic_load_quiet(&t->main_tid)) {
 		snprintf(buf, len, "main");
 		return buf;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if ((int)atomic_load(&t->th[i].tid.v) == tid) {
+		if ((int)ks_atomic_load_quiet(&t->th[i].tid) == tid) {
 			*widx = (int)i;
 			snprintf(buf, len, "%s#%u", t->th[i].role, t->th[i].role_idx);
 			return buf;
@@ -269,15 +269,16 @@ static void wd_dump_thread(torture_t *t, int tid, const uint64_t *idle_ns, uint6
 	r = wd_role(t, tid, role, sizeof(role), &widx);
 	if (widx >= 0) {
 		torture_thread_t *w = &t->th[widx];
-		const char *op = (const char *)(intptr_t)atomic_load(&w->last_op.v);
+		const char *op = (const char *)(intptr_t)ks_atomic_load_quiet(&w->last_op);
 
 		fprintf(stderr,
 		        "  thread %d %s (%s): %" PRId64
 		        " ops, last op '%s', no progress for %.1f s%s\n",
-		        tid, r, comm, (int64_t)atomic_load(&w->ops.v), op ? op : "start",
-		        (double)idle_ns[widx] / 1e9, atomic_load(&w->done.v) ? " (finished)" : "");
+		        tid, r, comm, (int64_t)ks_atomic_load_quiet(&w->ops), op ? op : "start",
+		        (double)idle_ns[widx] / 1e9,
+		        ks_atomic_load_quiet(&w->done) ? " (finished)" : "");
 	} else if (r) {
-		const char *ph = (const char *)(intptr_t)atomic_load(&t->main_phase.v);
+		const char *ph = (const char *)(intptr_t)ks_atomic_load_quiet(&t->main_phase);
 
 		fprintf(stderr, "  thread %d main (%s): phase '%s', no progress for %.1f s\n", tid,
 		        comm, ph ? ph : "?", (double)main_idle / 1e9);
@@ -351,16 +352,18 @@ void torture_finish_stalled(torture_t *t, const char *why)
 
 static void wd_progress_line(torture_t *t, double secs, uint64_t ops_delta, double dt)
 {
-	uint32_t n = (uint32_t)atomic_load(&t->nthreads_pub.v);
+	uint32_t n = (uint32_t)ks_atomic_load_quiet(&t->nthreads_pub);
 	uint64_t stat[TORTURE_NSTAT] = {0};
 
 	for (uint32_t i = 0; i < n; i++)
 		for (int s = 0; s < TORTURE_NSTAT; s++)
-			stat[s] += (uint64_t)atomic_load(&t->th[i].stat[s].v);
+			stat[s] += (uint64_t)ks_atomic_load_quiet(&t->th[i].stat[s]);
 	printf("[%6.1fs] %8.0f ops/s | ops %" PRId64 " | in flight %" PRId64 " | drains %" PRId64
 	       " | errors:",
-	       secs, dt > 0 ? (double)ops_delta / dt : 0.0, (int64_t)atomic_load(&t->total_ops.v),
-	       (int64_t)atomic_load(&t->inflight.v), (int64_t)atomic_load(&t->drains.v));
+	       secs, dt > 0 ? (double)ops_delta / dt : 0.0,
+	       (int64_t)ks_atomic_load_quiet(&t->total_ops),
+	       (int64_t)ks_atomic_load_quiet(&t->inflight),
+	       (int64_t)ks_atomic_load_quiet(&t->drains));
 	for (int s = 1; s < TORTURE_NSTAT; s++)
 		if (stat[s])
 			printf(" %s=%" PRIu64, torture_stat_name(s), stat[s]);
@@ -382,7 +385,7 @@ static void *wd_main(void *arg)
 		last_change[i] = main_change;
 	while (!atomic_load(&wd_quit)) {
 		struct timespec ts = {0, WD_TICK_MS * 1000 * 1000};
-		uint32_t n = (uint32_t)atomic_load(&t->nthreads_pub.v);
+		uint32_t n = (uint32_t)ks_atomic_load_quiet(&t->nthreads_pub);
 		uint64_t now, mp, newest = 0;
 		const char *ph;
 		int stuck = -1;
@@ -390,9 +393,9 @@ static void *wd_main(void *arg)
 		nanosleep(&ts, NULL);
 		now = torture_now_ns();
 		for (uint32_t i = 0; i < n; i++) {
-			uint64_t c = (uint64_t)atomic_load(&t->th[i].ops.v);
+			uint64_t c = (uint64_t)ks_atomic_load_quiet(&t->th[i].ops);
 
-			if (c != last_ops[i] || atomic_load(&t->th[i].done.v)) {
+			if (c != last_ops[i] || ks_atomic_load_quiet(&t->th[i].done)) {
 				last_ops[i] = c;
 				last_change[i] = now;
 			}
@@ -401,15 +404,15 @@ static void *wd_main(void *arg)
 			if (idle[i] > stall_ns && (stuck < 0 || idle[i] > idle[stuck]))
 				stuck = (int)i; /* the one stuck longest */
 		}
-		mp = (uint64_t)atomic_load(&t->main_progress.v);
-		ph = (const char *)(intptr_t)atomic_load(&t->main_phase.v);
+		mp = (uint64_t)ks_atomic_load_quiet(&t->main_progress);
+		ph = (const char *)(intptr_t)ks_atomic_load_quiet(&t->main_phase);
 		/* Joining is progress while some worker still progresses. */
 		if (mp != main_last || (ph && strcmp(ph, "join") == 0 && now - newest < stall_ns)) {
 			main_last = mp;
 			main_change = now;
 		}
 		if (show && now - last_line >= 1000000000ull) {
-			uint64_t o = (uint64_t)atomic_load(&t->total_ops.v);
+			uint64_t o = (uint64_t)ks_atomic_load_quiet(&t->total_ops);
 
 			wd_progress_line(t, (double)(now - t->start_ns) / 1e9, o - line_ops,
 			                 (double)(now - last_line) / 1e9);

@@ -21,7 +21,7 @@ static const kfault_site_info_t kfault_table[] = {
 };
 
 static kfault_plan_t kfault_plan;
-static _Atomic int kfault_armed;
+static ks_atomic_t kfault_armed;
 static ks_atomic_t kfault_hits[KFAULT_PLAN_MAX];
 static ks_atomic_t kfault_fired_count;
 
@@ -60,14 +60,14 @@ int kfault_site_lookup(const char *name)
 
 void kfault_set_plan(const kfault_plan_t *plan)
 {
-	atomic_store(&kfault_armed, 0);
+	ks_atomic_reset(&kfault_armed);
 	memset(&kfault_plan, 0, sizeof(kfault_plan));
 	if (plan && plan->n <= KFAULT_PLAN_MAX)
 		kfault_plan = *plan;
 	for (int i = 0; i < KFAULT_PLAN_MAX; i++)
-		atomic_store(&kfault_hits[i].v, 0);
-	atomic_store(&kfault_fired_count.v, 0);
-	atomic_store(&kfault_armed, kfault_plan.n > 0);
+		ks_atomic_reset(&kfault_hits[i]);
+	ks_atomic_reset(&kfault_fired_count);
+	ks_atomic_store_quiet(&kfault_armed, kfault_plan.n > 0);
 }
 
 void kfault_clear(void)
@@ -86,7 +86,7 @@ static int kfault_hit(kfault_kind_t kind, uint32_t site)
 {
 	int fired = -1;
 
-	if (!atomic_load_explicit(&kfault_armed, memory_order_relaxed))
+	if (!ks_atomic_peek(&kfault_armed))
 		return -1;
 	for (uint32_t i = 0; i < kfault_plan.n; i++) {
 		const kfault_entry_t *e = &kfault_plan.e[i];

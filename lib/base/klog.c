@@ -4,12 +4,15 @@
  */
 #include "klog.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic int klog_level = -1; /* -1: not read from the environment yet */
+#include "sched/ksched.h"
+
+/* -1: not read from the environment yet.  Quiet: logging must not add
+ * scheduling points to a controlled run. */
+static ks_atomic_t klog_level = KS_ATOMIC_INIT(-1);
 static klog_sink_fn klog_sink;
 static void *klog_sink_ctx;
 static klog_filter_fn klog_filter;
@@ -26,19 +29,19 @@ void klog_reload_env(void)
 			if (strcmp(s, klog_names[i]) == 0 || (s[0] == '0' + i && s[1] == 0))
 				level = i;
 	}
-	atomic_store(&klog_level, level);
+	ks_atomic_store_quiet(&klog_level, level);
 }
 
 void klog_set_level(klog_level_t level)
 {
-	atomic_store(&klog_level, (int)level);
+	ks_atomic_store_quiet(&klog_level, (int64_t)level);
 }
 
 klog_level_t klog_get_level(void)
 {
-	if (atomic_load(&klog_level) < 0)
+	if (ks_atomic_load_quiet(&klog_level) < 0)
 		klog_reload_env();
-	return (klog_level_t)atomic_load(&klog_level);
+	return (klog_level_t)ks_atomic_load_quiet(&klog_level);
 }
 
 void klog_set_sink(klog_sink_fn fn, void *ctx)

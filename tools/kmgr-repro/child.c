@@ -22,6 +22,7 @@
 
 #include "repro.h"
 #include "repro_config.h"
+#include "sched/ksched.h"
 
 #define REPORT_CAP (1u << 20)
 
@@ -43,10 +44,7 @@ const char *kr_self_path(void)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)ks_wall_ns() / 1e9;
 }
 
 static void set_default_env(void)

@@ -14,6 +14,7 @@
 #include "kfile.h"
 #include "model/kmodel.h"
 #include "repro.h"
+#include "sched/ksched.h"
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -101,10 +102,7 @@ static int parse_opts(int argc, char **argv, unsigned allowed, const char *help,
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)ks_wall_ns() / 1e9;
 }
 
 static unsigned nonzero(const uint8_t *b, uint32_t n)

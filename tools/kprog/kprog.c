@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "prog/prog.h"
+#include "sched/ksched.h"
 
 static kprog_t prog;
 static char text[1 << 18];
@@ -81,7 +81,7 @@ static int cmd_run(int argc, char **argv)
 	bool is_text = false;
 	const char *target = NULL;
 	long repeat = 1;
-	struct timespec a, b;
+	uint64_t t0;
 
 	kprog_run_opts_init(&o);
 	for (int i = 3; i < argc; i++) {
@@ -108,17 +108,15 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "kprog run: unknown target %s\n", target);
 		return 2;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	t0 = ks_wall_ns();
 	for (long k = 0; k < repeat; k++)
 		if (kprog_run(&prog, &o, &r)) {
 			fprintf(stderr, "kprog: the runtime did not start for this config\n");
 			return 1;
 		}
-	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (repeat > 1)
 		printf("%ld runs, %.0f runs/s\n", repeat,
-		       (double)repeat / ((double)(b.tv_sec - a.tv_sec) +
-		                         (double)(b.tv_nsec - a.tv_nsec) * 1e-9));
+		       (double)repeat * 1e9 / (double)(ks_wall_ns() - t0));
 	printf("ops %u ok %u execs-verified %u steps %llu decisions %u\n", r.ops_run, r.ops_ok,
 	       r.execs_checked, (unsigned long long)r.steps, r.ntrace);
 	if (o.backend == KPROG_CONTROLLED && kprog_last_trace(text, sizeof(text)) >= 0)
