@@ -46,4 +46,10 @@ if [ -z "${KMGR_SKIP_AFL:-}" ]; then
 	cmake --build --preset afl -j "$jobs"
 	ctest --preset afl -L fuzz-regression -j "$jobs"
 fi
+# The mutants as negative controls take longer than CI's budget allows
+# (BENCHMARKS.md); ci/nightly.sh runs them, and so does this when asked.
+if [ -n "${KMGR_MUTANT_CONTROLS:-}" ]; then
+	stamp "mutant controls"
+	bash ci/mutant-controls.sh --jobs "$jobs"
+fi
 stamp "all green"

@@ -1,6 +1,6 @@
 /*
- * prog.h - the program model shared by the fuzz targets, the stress
- * binaries and the reproducer: a program is data (syzkaller's prog/).
+ * prog.h - the program model shared by the fuzz targets, the reproducer
+ * and kprog: a program is data (syzkaller's prog/).
  *
  * A program is a config header (sync or implicit-async mode, emulated
  * cores, queue depth, fault plan, logical threads), a list of operations
