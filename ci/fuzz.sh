@@ -182,12 +182,15 @@ for t in "${tlist[@]}"; do
 		opts=("${tflags[@]}")
 		extra=()
 		if [ "$preset" = tsan ]; then
-			# No coverage feedback under TSan (see above): without keep_seed
-			# libFuzzer keeps one input of the corpus (the others add no feature)
-			# and mutates a single byte for the whole run.  Keep every seed, draw
-			# crossover partners from all of them, and start from the corpus the
-			# asan run grew when there is one.
-			opts+=(-keep_seed=1 -cross_over_uniform_dist=1)
+			# The tsan preset has coverage feedback (KMGR_TSAN_FUZZ_COVERAGE, on
+			# by default).  A build without it gives libFuzzer almost no
+			# features: it keeps one input of the corpus and mutates a single
+			# byte for the whole run, so there keep every seed and draw
+			# crossover partners from all of them.  Either way start from the
+			# corpus the asan run grew when there is one.
+			if grep -q '^KMGR_TSAN_FUZZ_COVERAGE:BOOL=OFF' "$build/CMakeCache.txt" 2>/dev/null; then
+				opts+=(-keep_seed=1 -cross_over_uniform_dist=1)
+			fi
 			[ -d "$root/fuzz-work/asan/$t/corpus" ] && extra+=("$root/fuzz-work/asan/$t/corpus")
 		fi
 		run_target
