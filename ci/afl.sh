@@ -78,9 +78,44 @@ work=$root/fuzz-work/afl
 mkdir -p "$work"
 summary=$(mktemp "$work/.summary.XXXXXX")
 pids=()
+# Every process of this run carries KMGR_AFL_RUN=$run in its environment:
+# the afl-fuzz instances get it and pass it on to their fork servers and
+# test processes.  Those are what a kill of the afl-fuzz pids misses:
+# a fork server calls setsid (so no group kill from here reaches it), and
+# when afl-fuzz stops on a signal it kills only its main fork server's
+# child; the CmpLog fork server gets SIGTERM and dies, and its persistent-
+# mode child, stopped (SIGSTOP) between two inputs, keeps the SIGTERM
+# pending and stays stopped, reparented to init, for good.
+run=$$.$RANDOM$RANDOM
+ours() {
+	grep -lzx "KMGR_AFL_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true
+}
+# stop_all: SIGTERM to the instances (they write their stats), up to 5 s
+# for them to end, then SIGKILL to whatever of the run is left (SIGKILL
+# also ends a stopped process), until nothing is.
+stop_all() {
+	local p left i
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for i in $(seq 50); do
+		left=0
+		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
+		[ "$left" = 1 ] || break
+		sleep 0.1
+	done
+	for i in 1 2 3 4 5; do
+		left=$(ours)
+		[ -n "$left" ] || break
+		# shellcheck disable=SC2086
+		kill -KILL $left 2>/dev/null || true
+		sleep 0.2
+	done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	pids=()
+	[ -z "$(ours)" ] || echo "afl.sh: processes of this run survive: $(ours | paste -sd' ')" >&2
+}
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	trap '' INT TERM
+	stop_all
 	rm -f "$summary"
 }
 trap cleanup EXIT
@@ -100,13 +135,15 @@ for t in "${tlist[@]}"; do
 	dict=()
 	[ -f "$root/corpus/$t.dict" ] && dict=(-x "$root/corpus/$t.dict")
 	echo "== afl.sh: $t for ${share}s, $jobs instance(s) (out: $out)"
+	# AFL_AUTORESUME: a resumed instance carries its execs_done on
+	before=$(afl_stat "$out" execs_done | sum)
 	pids=()
 	for i in $(seq 0 $((jobs - 1))); do
 		role=(-S "s$i") name=s$i
 		[ "$i" != 0 ] || role=(-M main) name=main
 		cl=()
 		if [ "$i" = 1 ] || [ "$jobs" = 1 ]; then cl=(-c "$cmplog/fuzz/$t"); fi
-		afl-fuzz "${role[@]}" "${cl[@]}" -i "$root/corpus/$t" -o "$out" "${dict[@]}" \
+		KMGR_AFL_RUN=$run afl-fuzz "${role[@]}" "${cl[@]}" -i "$root/corpus/$t" -o "$out" "${dict[@]}" \
 			-m none -t 5000 -V "$share" -- "$build/fuzz/$t" >"$dir/logs/$name.log" 2>&1 &
 		pids+=($!)
 	done
@@ -115,7 +152,8 @@ for t in "${tlist[@]}"; do
 		alive=0
 		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
 		[ "$alive" -gt 0 ] || break
-		sleep 10
+		# one-second naps: a signal to this script is handled within one
+		for _ in 1 2 3 4 5 6 7 8 9 10; do sleep 1; done
 		printf '[afl.sh %s %3ds/%ds] instances %d execs/s %s edges %s corpus %s crashes %s hangs %s\n' \
 			"$t" "$((SECONDS - start))" "$share" "$alive" \
 			"$(afl_stat "$out" execs_per_sec | awk '{s += $1} END {printf "%d", s}')" \
@@ -124,7 +162,9 @@ for t in "${tlist[@]}"; do
 	done
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	# what they left behind (nothing, so far, when they end by -V)
 	pids=()
+	stop_all
 	if [ "$rc" != 0 ] || [ ! -f "$out/main/fuzzer_stats" ]; then
 		echo "afl.sh: $t: afl-fuzz failed; the end of its log:" >&2
 		tail -n 15 "$dir/logs/main.log" >&2
@@ -141,7 +181,7 @@ for t in "${tlist[@]}"; do
 	fi
 	# execs/s over the whole run: every instance's total over the wall time
 	eps=$(afl_stat "$out" execs_done | sum)
-	eps=$((eps / share))
+	eps=$(((eps - before) / share))
 	nc=$(afl_stat "$out" saved_crashes | sum)
 	crashes=$((crashes + nc))
 	printf '%-12s %8s %8s %9s %8s %8s %6s\n' "$t" "$eps" "$(afl_stat "$out" edges_found | sort -n | tail -1)" \
