@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/cflite-check.sh [--yaml-only] [--help]
+# ci/cflite-check.sh [--yaml-only | --submit-check] [--help]
 # The ClusterFuzzLite and OSS-Fuzz files without Docker or GitHub: parses
 # every YAML file of .clusterfuzzlite/, .github/workflows/ and
 # infra/oss-fuzz/ (python3-yaml) and checks what the services need: the
@@ -9,25 +9,32 @@
 # cmake, ninja, zip) and build.sh calling ci/oss-fuzz-build.sh.  Without
 # --yaml-only it then runs the builds and check_build locally
 # (ci/oss-fuzz-build.sh --local-check all: three builds, ~15 min on 2 cores).
+# --submit-check: instead of the builds, what infra/oss-fuzz/ needs before
+# it goes to google/oss-fuzz: no TODO-BEFORE-SUBMIT marker (or the old
+# OWNER / example placeholders) left, homepage and main_repo https URLs,
+# primary_contact and auto_ccs e-mail addresses outside the reserved
+# example domains, the Dockerfile cloning main_repo.
 # Exits 1 when a check fails, 2 on bad usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-full=1
+full=1 submit=0
 case "${1:-}" in
 "") ;;
 --yaml-only) full=0 ;;
--h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+--submit-check) full=0 submit=1 ;;
+-h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "cflite-check: unknown argument $1 (--help)" >&2; exit 2 ;;
 esac
 py=""
-for p in python3 /usr/bin/python3; do
+for p in /usr/bin/python3 python3; do
 	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import yaml' 2>/dev/null; then py=$p; break; fi
 done
 [ -n "$py" ] || { echo "cflite-check: no python3 with yaml (apt-get install python3-yaml; ci/deps.sh does)" >&2; exit 1; }
 
-"$py" - "${KMGR_CFLITE_ROOT:-$root}" <<'PY'
-import glob, os, sys, yaml
+"$py" - "${KMGR_CFLITE_ROOT:-$root}" "$submit" <<'PY'
+import glob, os, re, sys, yaml
 root = sys.argv[1]
+submit = sys.argv[2] == "1"
 errors = []
 def err(f, msg):
     errors.append("%s: %s" % (os.path.relpath(f, root), msg))
@@ -136,9 +143,60 @@ for d in (".clusterfuzzlite", "infra/oss-fuzz"):
     elif "ci/oss-fuzz-build.sh" not in open(bs).read():
         err(bs, "does not call ci/oss-fuzz-build.sh")
 
+# What only a submission needs: values this repository cannot know.
+# Placeholders: the marker, and what the files held before it.
+PLACEHOLDER = re.compile(r"TODO-BEFORE-SUBMIT|\bOWNER\b|example\.(org|com|net)|\.example\b")
+# RFC 2606 / 6761 names that can never be a real address
+RESERVED = re.compile(r"(^|\.)(example(\.(org|com|net))?|invalid|test|localhost)$", re.I)
+def url_ok(v):
+    m = re.match(r"^https://([A-Za-z0-9.-]+)(/\S*)?$", v or "")
+    return bool(m) and "." in m.group(1) and not RESERVED.search(m.group(1))
+def mail_ok(v):
+    m = re.match(r"^[^@\s\"]+@([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+)$", v or "")
+    return bool(m) and not RESERVED.search(m.group(1))
+def submit_check():
+    d = os.path.join(root, "infra/oss-fuzz")
+    for name in sorted(os.listdir(d)):
+        f = os.path.join(d, name)
+        for n, line in enumerate(open(f), 1):
+            code = line.split("#", 1)[0]
+            if PLACEHOLDER.search(code):
+                err(f, "line %d: placeholder left: %s" % (n, code.strip()))
+    pf = os.path.join(d, "project.yaml")
+    p = load(pf) or {}
+    for k in ("homepage", "main_repo"):
+        if not url_ok(str(p.get(k) or "")):
+            err(pf, "%s %r is not an https URL of a real host" % (k, p.get(k)))
+    if not mail_ok(str(p.get("primary_contact") or "")):
+        err(pf, "primary_contact %r is not a real e-mail address (a Google account's)" % p.get("primary_contact"))
+    for c in p.get("auto_ccs") or []:
+        if not mail_ok(str(c)):
+            err(pf, "auto_ccs entry %r is not a real e-mail address" % c)
+    df = os.path.join(d, "Dockerfile")
+    clones = re.findall(r"git clone\b.*?(\S+)\s+kmgr-fuzz\s*$", open(df).read(), re.M)
+    repo = str(p.get("main_repo") or "")
+    if not clones:
+        err(df, "no 'git clone ... kmgr-fuzz'")
+    for u in clones:
+        if u.rstrip("/").removesuffix(".git") != repo.rstrip("/").removesuffix(".git"):
+            err(df, "clones %r, project.yaml's main_repo is %r" % (u, repo))
+if submit:
+    submit_check()
+
 if errors:
     print("\n".join("cflite-check: " + e for e in errors))
+    if submit:
+        print("cflite-check: NOT READY TO SUBMIT: fill in infra/oss-fuzz/ (docs/fuzzing.md, \"Before submitting\")")
     sys.exit(1)
+if submit:
+    print("cflite-check: infra/oss-fuzz/ has no placeholder left: ready to submit")
+else:
+    d = os.path.join(root, "infra/oss-fuzz")
+    left = sum(1 for n in os.listdir(d) for l in open(os.path.join(d, n))
+               if PLACEHOLDER.search(l.split("#", 1)[0]))
+    if left:
+        print("cflite-check: note: infra/oss-fuzz/ keeps %d TODO-BEFORE-SUBMIT field(s); "
+              "--submit-check fails until they are filled in" % left)
 print("cflite-check: %d workflow(s), 2 project files, 2 Dockerfiles: ok (modes %s)" % (
     len(wfs), ", ".join(sorted(modes))))
 PY
