@@ -6,7 +6,8 @@
  * a copy of the files below, amalgamated in this order at build time by
  * tools/kmgr-repro/CMakeLists.txt (their fuzz/-local #include lines
  * dropped), so that it stands alone and links libnrt only.  Add a file
- * the harness comes to need here and in fuzz/CMakeLists.txt's KPROG_SRC.
+ * the harness comes to need here and in fuzz/CMakeLists.txt's KPROG_SRC;
+ * regression.h/.c (the tests' main) are only here.
  */
 /* the order is the amalgam's: declarations before their uses */
 /* clang-format off */
@@ -14,8 +15,11 @@
 #include "oracle/model.h"
 #include "oracle/oracle.h"
 #include "harness/harness.h"
+#include "harness/regression.h"
 #include "oracle/model.c"
 #include "oracle/check.c"
 #include "oracle/oracle.c"
 #include "harness/harness.c"
+#include "prog/templates.c"
+#include "harness/regression.c"
 /* clang-format on */

@@ -283,6 +283,34 @@ static uint64_t kh_finish(unsigned op, const char *what, oracle_rec_t rec, uint3
 	return t1;
 }
 
+/* A model operation under way: the slot it found, when it began. */
+typedef struct kh_call {
+	unsigned op;
+	const char *what;
+	uint64_t fired0, t0;
+	kh_slot_t s;
+} kh_call_t;
+
+/* Begins op on a model slot (runnable: one the harness can execute);
+ * false when the slot holds no such model. */
+static bool kh_begin(kh_call_t *c, unsigned op, const char *what, int slot, bool runnable)
+{
+	c->op = op;
+	c->what = what;
+	c->fired0 = kfault_fired();
+	if (!(runnable ? kh_get_runnable((unsigned)slot, &c->s)
+	               : kh_get_slot((unsigned)slot, &c->s)))
+		return false;
+	c->t0 = oracle_tick();
+	return true;
+}
+
+/* The library returned rc: counted, recorded, checked against e. */
+static void kh_end(const kh_call_t *c, oracle_rec_t rec, NRT_STATUS rc, oracle_expect_t e)
+{
+	kh_finish(c->op, c->what, rec, c->s.id, c->t0, rc, e, c->fired0);
+}
+
 /* ---- model operations ----------------------------------------------------- */
 
 void kh_load(unsigned op, unsigned thread, const kh_args_t *a)
@@ -310,22 +338,20 @@ void kh_load(unsigned op, unsigned thread, const kh_args_t *a)
 
 void kh_unload(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired0 = kfault_fired(), t0;
-	kh_slot_t s;
 	NRT_STATUS rc;
+	kh_call_t c;
 
 	(void)thread;
-	if (!kh_get_slot((unsigned)a->slot, &s))
+	if (!kh_begin(&c, op, "unload", a->slot, false))
 		return;
-	t0 = oracle_tick();
-	rc = kmgr_unload_nn((H_NN){s.id});
-	kh_finish(op, "unload", ORACLE_UNLOAD, s.id, t0, rc, oracle_predict_ok(), fired0);
+	rc = kmgr_unload_nn((H_NN){c.s.id});
+	kh_end(&c, ORACLE_UNLOAD, rc, oracle_predict_ok());
 	if (rc)
 		return;
 	/* not drained: explicit-async work may outlive an async unload
 	 * (seed §4, the async_mix option) */
-	oracle_note_unloaded(s.id, false);
-	kh_clear_slot_if((unsigned)a->slot, s.id);
+	oracle_note_unloaded(c.s.id, false);
+	kh_clear_slot_if((unsigned)a->slot, c.s.id);
 }
 
 void kh_unload_all(unsigned op, unsigned thread, const kh_args_t *a)
@@ -454,82 +480,73 @@ void kh_get_sequence(unsigned op, unsigned thread, const kh_args_t *a)
 
 void kh_tensor_info(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired0 = kfault_fired(), t0;
 	bool is_input = !(a->index & 1);
 	uint32_t idx = (uint32_t)a->index >> 1, ndim = 0, *shape = NULL;
 	char name[NRT_TENSOR_NAME_MAX];
 	nrt_dtype_t dtype;
 	size_t size = 0;
 	NRT_STATUS rc;
-	kh_slot_t s;
+	kh_call_t c;
 
 	(void)thread;
-	if (!kh_get_runnable((unsigned)a->slot, &s))
+	if (!kh_begin(&c, op, "tensor_info", a->slot, true))
 		return;
-	t0 = oracle_tick();
-	rc = kmgr_get_io_tensor_info((H_NN){s.id}, is_input, idx, name, &size, &dtype, &ndim,
+	rc = kmgr_get_io_tensor_info((H_NN){c.s.id}, is_input, idx, name, &size, &dtype, &ndim,
 	                             &shape);
-	kh_finish(op, "tensor_info", ORACLE_READ, s.id, t0, rc,
-	          oracle_predict_tensor_info(s.io, is_input, idx), fired0);
+	kh_end(&c, ORACLE_READ, rc, oracle_predict_tensor_info(c.s.io, is_input, idx));
 	if (rc)
 		return;
 	kfree(shape);
-	oracle_check_tensor_info(op, s.io, idx + (is_input ? 0 : s.io->n_in), name, size);
+	oracle_check_tensor_info(op, c.s.io, idx + (is_input ? 0 : c.s.io->n_in), name, size);
 }
 
 void kh_is_valid_ifmap(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired0 = kfault_fired(), t0;
 	bool valid = false, want;
 	const char *name;
 	oracle_expect_t e;
 	NRT_STATUS rc;
-	kh_slot_t s;
+	kh_call_t c;
 
 	(void)thread;
-	if (!kh_get_runnable((unsigned)a->slot, &s))
+	if (!kh_begin(&c, op, "is_valid_ifmap", a->slot, true))
 		return;
-	e = oracle_predict_is_valid_ifmap(s.io, (unsigned)a->name, &name, &want);
-	t0 = oracle_tick();
-	rc = kmgr_is_valid_ifmap((H_NN){s.id}, name, &valid);
-	kh_finish(op, "is_valid_ifmap", ORACLE_READ, s.id, t0, rc, e, fired0);
+	e = oracle_predict_is_valid_ifmap(c.s.io, (unsigned)a->name, &name, &want);
+	rc = kmgr_is_valid_ifmap((H_NN){c.s.id}, name, &valid);
+	kh_end(&c, ORACLE_READ, rc, e);
 	if (rc == NRT_SUCCESS)
 		oracle_check_ifmap_valid(op, name, valid, want);
 }
 
 void kh_ifmap_count(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired0 = kfault_fired(), t0;
 	uint32_t count = 0, nout = 0;
 	NRT_STATUS rc;
-	kh_slot_t s;
+	kh_call_t c;
 
 	(void)thread;
-	if (!kh_get_runnable((unsigned)a->slot, &s))
+	if (!kh_begin(&c, op, "ifmap_count", a->slot, true))
 		return;
-	t0 = oracle_tick();
 	if (a->io)
-		rc = kmgr_get_io_tensor_count((H_NN){s.id}, &count, &nout);
+		rc = kmgr_get_io_tensor_count((H_NN){c.s.id}, &count, &nout);
 	else
-		rc = kmgr_get_ifmap_count((H_NN){s.id}, &count);
-	kh_finish(op, "ifmap_count", ORACLE_READ, s.id, t0, rc, oracle_predict_ok(), fired0);
+		rc = kmgr_get_ifmap_count((H_NN){c.s.id}, &count);
+	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
 	if (rc == NRT_SUCCESS)
-		oracle_check_counts(op, s.io, count, a->io, nout);
+		oracle_check_counts(op, c.s.io, count, a->io, nout);
 }
 
 void kh_set_profiling(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired0 = kfault_fired(), t0;
 	NRT_STATUS rc;
-	kh_slot_t s;
+	kh_call_t c;
 
 	(void)thread;
-	if (!kh_get_slot((unsigned)a->slot, &s))
+	if (!kh_begin(&c, op, "set_profiling", a->slot, false))
 		return;
-	t0 = oracle_tick();
-	rc = a->mac ? kmgr_set_mac_count((H_NN){s.id}, 1000u + (uint64_t)op)
-	            : kmgr_set_profiling((H_NN){s.id}, a->on);
-	kh_finish(op, "set_profiling", ORACLE_READ, s.id, t0, rc, oracle_predict_ok(), fired0);
+	rc = a->mac ? kmgr_set_mac_count((H_NN){c.s.id}, 1000u + (uint64_t)op)
+	            : kmgr_set_profiling((H_NN){c.s.id}, a->on);
+	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
 }
 
 /* ---- wrong handles and wrong arguments -------------------------------- */

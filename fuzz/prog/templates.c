@@ -8,7 +8,7 @@
 
 #include "base/kalloc.h"
 #include "model/kmodel.h"
-#include "prog.h"
+#include "prog/prog.h"
 
 struct tt {
 	const char *name;
@@ -66,6 +66,10 @@ static const struct tmpl_def defs[KPROG_NTMPL] = {
       {"i3", IN, NRT_DTYPE_UINT8, 1, {4}},
       {"o", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
 };
+
+/* the tests' amalgam (harness/embed.c) goes on after this file */
+#undef IN
+#undef OUT
 
 static struct {
 	uint8_t *bytes;

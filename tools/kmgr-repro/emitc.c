@@ -7,8 +7,11 @@
  * (generated at build time from the files fuzz/harness/embed.c lists), or
  * with shared_prelude #included through embed.c (the tests kept in
  * corpus/regressions/, which the build compiles with fuzz/ on the include
- * path).  Nothing here knows an operation: a new kind prints from its row
- * in prog/kinds.c.  Containers and the decision bytes are embedded;
+ * path).  What every test shares (main, the config, the report hook, the
+ * verdict) is the harness's (harness/regression.c): a test is its threads
+ * and one declaration, kh_test.  Nothing here knows an operation: a new
+ * kind prints from its row in prog/kinds.c.  Inline containers and the
+ * decision bytes are embedded, templates named by number;
  * KS_STRAT_BYTES, not REPLAY: a trace recorded on the buggy build may name
  * a thread that is not runnable on the fixed one, while decision bytes
  * are a valid schedule on every build.
@@ -23,20 +26,12 @@
 #include "kr_harness.h"
 #include "repro.h"
 
-/* One distinct container of the program: a template or an inline blob. */
-typedef struct emodel {
-	int tmpl; /* template index, -1 for inline */
-	const uint8_t *bytes;
-	size_t len;
-} emodel_t;
-
 typedef struct emit {
 	FILE *f;
 	const kprog_t *p;
 	const char *name;
-	emodel_t m[KPROG_MAX_OPS];
-	unsigned nm;
-	int op_model[KPROG_MAX_OPS];
+	unsigned nblobs;             /* inline containers */
+	int op_model[KPROG_MAX_OPS]; /* a LOAD's container: template, or KPROG_NTMPL + blob */
 	bool shared_prelude;
 } emit_t;
 
@@ -81,30 +76,34 @@ static void c_comment(FILE *f, const char *s, size_t max)
 	}
 }
 
+/* A LOAD names a template by its number, as the program does (the
+ * harness builds the same container); an inline container becomes
+ * blob_K, which the harness numbers KPROG_NTMPL + K. */
 static void collect_models(emit_t *e)
 {
+	char name[32];
+
 	for (unsigned i = 0; i < e->p->nops; i++) {
 		const kprog_op_t *op = &e->p->ops[i];
-		int tmpl = op->a[1] == KPROG_TMPL_INLINE ? -1 : op->a[1];
-		unsigned k = 0;
 
 		e->op_model[i] = -1;
 		if (op->kind != KOP_LOAD)
 			continue;
-		while (tmpl >= 0 && k < e->nm && e->m[k].tmpl != tmpl)
-			k++;
-		if (tmpl < 0 || k == e->nm) {
-			emodel_t *m = &e->m[e->nm];
-
-			m->tmpl = tmpl;
-			m->bytes = tmpl >= 0 ? kprog_template((unsigned)tmpl, &m->len)
-			                     : e->p->blob + op->blob_off;
-			if (tmpl < 0)
-				m->len = op->blob_len;
-			k = e->nm++;
+		if (op->a[1] != KPROG_TMPL_INLINE) {
+			e->op_model[i] = op->a[1];
+			continue;
 		}
-		e->op_model[i] = (int)k;
+		snprintf(name, sizeof(name), "blob_%u", e->nblobs);
+		fprintf(e->f, "\n/* the container op %u loads */\n", i);
+		bytes_out(e->f, name, e->p->blob + op->blob_off, op->blob_len);
+		e->op_model[i] = KPROG_NTMPL + (int)e->nblobs++;
 	}
+	if (!e->nblobs)
+		return;
+	fprintf(e->f, "\nstatic const kh_blob_t blobs[] = {");
+	for (unsigned k = 0; k < e->nblobs; k++)
+		fprintf(e->f, "%s{blob_%u, sizeof(blob_%u)}", k ? ", " : "", k, k);
+	fprintf(e->f, "};\n");
 }
 
 static const char *place(int v)
@@ -115,17 +114,21 @@ static const char *place(int v)
 }
 
 /* One field as a named argument: placements by name, LOAD's template as
- * its container's index in models[]. */
+ * the container's number (with its name). */
 static void arg_out(emit_t *e, unsigned i, const char *field, int v, bool *first)
 {
+	int m = e->op_model[i];
 	FILE *f = e->f;
 
 	fprintf(f, "%s", *first ? "" : ", ");
 	*first = false;
 	if (!strcmp(field, "in") || !strcmp(field, "out") || !strcmp(field, "place"))
 		fprintf(f, ".%s = KPROG_PLACE_%s", field, place(v));
+	else if (e->p->ops[i].kind == KOP_LOAD && !strcmp(field, "tmpl") && m < KPROG_NTMPL)
+		fprintf(f, ".model = %d /* %s */", m, kprog_template_name((unsigned)m));
 	else if (e->p->ops[i].kind == KOP_LOAD && !strcmp(field, "tmpl"))
-		fprintf(f, ".model = %d", e->op_model[i]);
+		fprintf(f, ".model = KPROG_NTMPL + %d /* blob_%d */", m - KPROG_NTMPL,
+		        m - KPROG_NTMPL);
 	else
 		fprintf(f, ".%s = %d", field, v);
 }
@@ -169,112 +172,80 @@ static void header(emit_t *e, const kr_input_t *in)
 		c_comment(f, l, 96);
 		fprintf(f, "\n");
 	}
-	fprintf(f, " */\n#include <stdio.h>\n\n");
+	fprintf(f, " */\n");
 }
 
-/* The containers, the decision bytes, the name. */
-static void data_out(emit_t *e, const kr_input_t *in)
+static bool thread_has_ops(const kprog_t *p, unsigned t)
 {
-	char name[32];
-	FILE *f = e->f;
-
-	fprintf(f, "\n/* ---- the program ---- */\n");
-	for (unsigned k = 0; k < e->nm; k++) {
-		snprintf(name, sizeof(name), "model_%u", k);
-		fprintf(f, "/* %s */\n",
-		        e->m[k].tmpl >= 0 ? kprog_template_name((unsigned)e->m[k].tmpl) : "inline");
-		bytes_out(f, name, e->m[k].bytes, e->m[k].len);
-	}
-	fprintf(f, "\nstatic kh_model_t models[] = {\n");
-	for (unsigned k = 0; k < e->nm; k++)
-		fprintf(f, "\t{model_%u, sizeof(model_%u), false, {0}},\n", k, k);
-	if (!e->nm)
-		fprintf(f, "\t{0},\n");
-	fprintf(f, "};\n\n");
-	bytes_out(f, "sched", e->p->sched, e->p->nsched);
-	fprintf(f, "static const char test_name[] = ");
-	c_string(f, e->name);
-	fprintf(f, ";\nstatic const char test_target[] = ");
-	c_string(f, in->target);
-	fprintf(f, ";\n");
+	for (unsigned i = 0; i < p->nops; i++)
+		if (p->ops[i].thread == t)
+			return true;
+	return false;
 }
 
+/* One function per logical thread that has operations. */
 static void threads(emit_t *e)
 {
 	FILE *f = e->f;
 
 	for (unsigned t = 0; t < e->p->nthreads; t++) {
+		if (!thread_has_ops(e->p, t))
+			continue;
 		fprintf(f, "\n/* logical thread %u */\nstatic void thread_%u(void)\n{\n", t, t);
 		for (unsigned i = 0; i < e->p->nops; i++)
 			if (e->p->ops[i].thread == t)
 				op_call(e, i);
 		fprintf(f, "}\n");
 	}
-	fprintf(f,
-	        "\nstatic void program(unsigned t)\n{\n\tstatic void (*const threads[])(void) = {");
-	for (unsigned t = 0; t < e->p->nthreads; t++)
-		fprintf(f, "%sthread_%u", t ? ", " : "", t);
-	fprintf(f, "};\n\n\tthreads[t]();\n}\n");
 }
 
-/* After an ORACLE line: which test failed. */
-static void report_out(FILE *f)
+/* kh_test (harness/regression.h): the decision bytes first, on one line,
+ * then the name, the config and the thread table on another; the rest is
+ * kh_regression_main's. */
+static void declaration(emit_t *e, const kr_input_t *in)
 {
-	fprintf(f, "\nstatic void report(void *ctx, const char *invariant, const char *msg)\n{\n"
-	           "\t(void)ctx;\n\t(void)invariant;\n\t(void)msg;\n"
-	           "\tfprintf(stderr, \"FAIL: %%s (regression test, fuzz target %%s)\\n\", "
-	           "test_name, test_target);\n}\n");
-}
-
-static void main_out(emit_t *e)
-{
+	const kprog_t *p = e->p;
 	char plan[512] = "";
 	FILE *f = e->f;
 
-	fprintf(f, "\nint main(void)\n{\n\tkh_config_t c;\n\tkh_result_t r;\n");
-	if (e->p->plan.n)
-		fprintf(f, "\tchar err[128];\n");
-	fprintf(f,
-	        "\n\tkh_config_init(&c);\n\tc.async = %s;\n\tc.nc = %u;\n\tc.qdepth = %u;\n"
-	        "\tc.nthreads = %u;\n\tc.models = models;\n"
-	        "\tc.nmodels = sizeof(models) / sizeof(models[0]);\n\tc.thread = program;\n"
-	        "\tc.sched = sched;\n\tc.nsched = %u;\n\tc.hooks.report = report;\n",
-	        e->p->async ? "true" : "false", e->p->nc, e->p->qdepth, e->p->nthreads,
-	        e->p->nsched);
-	if (e->p->plan.n) {
-		kfault_plan_format(&e->p->plan, plan, sizeof(plan));
-		fprintf(f, "\tif (kfault_plan_parse(");
-		c_string(f, plan);
-		fprintf(f, ", &c.plan, err, sizeof(err))) {\n"
-		           "\t\tfprintf(stderr, \"%%s: bad fault plan: %%s\\n\", test_name, err);\n"
-		           "\t\treturn 2;\n\t}\n");
+	fprintf(f, "\n/* the decision bytes, the test, the program's config and threads */\n"
+	           "const kh_regression_t kh_test = {");
+	if (p->nsched) {
+		fprintf(f, ".sched = {");
+		for (unsigned i = 0; i < p->nsched; i++)
+			fprintf(f, "%s0x%02x", i ? ", " : "", p->sched[i]);
+		fprintf(f, "}, ");
 	}
-	fprintf(f, "\tif (kh_run(&c, &r) < 0) {\n"
-	           "\t\tprintf(\"%%s: the runtime did not start (bad config)\\n\", test_name);\n"
-	           "\t\treturn 1;\n\t}\n"
-	           "\tif (!r.started)\n"
-	           "\t\tprintf(\"%%s: the runtime did not start (a fault fired in nrt_init)\\n\", "
-	           "test_name);\n"
-	           "\telse\n"
-	           "\t\tprintf(\"%%s: PASS (%%llu scheduling points, %%llu preemptions)\\n\", "
-	           "test_name,\n\t\t       (unsigned long long)r.steps, "
-	           "(unsigned long long)r.preemptions);\n"
-	           "\treturn 0;\n}\n");
+	fprintf(f, ".nsched = %u,\n\t.name = ", p->nsched);
+	c_string(f, e->name);
+	fprintf(f, ", .target = ");
+	c_string(f, in->target);
+	fprintf(f, ", .async = %s, .nc = %u, .qdepth = %u, .nthreads = %u, .threads = {",
+	        p->async ? "true" : "false", p->nc, p->qdepth, p->nthreads);
+	for (unsigned t = 0; t < p->nthreads; t++)
+		fprintf(f, thread_has_ops(p, t) ? "%sthread_%u" : "%sNULL", t ? ", " : "", t);
+	fprintf(f, "}");
+	if (p->plan.n) {
+		kfault_plan_format(&p->plan, plan, sizeof(plan));
+		fprintf(f, ", .plan = ");
+		c_string(f, plan);
+	}
+	if (e->nblobs)
+		fprintf(f, ", .blobs = blobs, .nblobs = %u", e->nblobs);
+	fprintf(f, "};\n");
 }
 
 /* Write errors stay in the stream for kfile_commit to report. */
 static void emit_program(emit_t *e, const kr_input_t *in)
 {
-	collect_models(e);
 	header(e, in);
 	if (e->shared_prelude)
 		fprintf(e->f, "#include \"harness/embed.c\" /* fuzz/harness/embed.c */\n");
 	else
 		fwrite(kr_harness, 1, sizeof(kr_harness) - 1, e->f);
-	data_out(e, in);
+	collect_models(e);
 	threads(e);
-	report_out(e->f);
-	main_out(e);
+	declaration(e, in);
 }
 
 /* A test name from the output path: its base name without ".c". */

@@ -1,0 +1,102 @@
+/*
+ * regression.c - the part every emitted regression test shares
+ * (regression.h): the containers, the config, the report hook, the run and
+ * the verdict.  Only the tests compile it (harness/embed.c), so it may
+ * define main(); the fuzz runner's counterpart is prog/run.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/regression.h"
+
+/* The templates first, numbered as in a program, then the inline
+ * containers (as prog/run.c lays them out). */
+#define KR_MODELS (KPROG_NTMPL + KPROG_MAX_OPS)
+
+static const kh_regression_t *kr_test;
+
+static void kr_thread(unsigned t)
+{
+	if (kr_test->threads[t])
+		kr_test->threads[t]();
+}
+
+/* After an ORACLE line: which test failed. */
+static void kr_report(void *ctx, const char *invariant, const char *msg)
+{
+	(void)ctx;
+	(void)invariant;
+	(void)msg;
+	fprintf(stderr, "FAIL: %s (regression test, fuzz target %s)\n", kr_test->name,
+	        kr_test->target);
+}
+
+/* Before the runtime starts: the template builder allocates. */
+static unsigned kr_models(const kh_regression_t *t, kh_model_t *m)
+{
+	unsigned n = 0;
+	size_t len;
+
+	for (; n < KPROG_NTMPL; n++) {
+		const uint8_t *bytes = kprog_template(n, &len);
+
+		m[n] = (kh_model_t){bytes, len, false, {0}};
+	}
+	for (unsigned k = 0; k < t->nblobs && n < KR_MODELS; k++, n++)
+		m[n] = (kh_model_t){t->blobs[k].bytes, t->blobs[k].len, false, {0}};
+	return n;
+}
+
+/* The test's config into c; -1 when it cannot be run as written. */
+static int kr_config(const kh_regression_t *t, kh_config_t *c, kh_model_t *models)
+{
+	char err[128];
+
+	kh_config_init(c);
+	c->async = t->async;
+	c->nc = t->nc;
+	c->qdepth = t->qdepth;
+	c->nthreads = t->nthreads;
+	c->models = models;
+	c->nmodels = kr_models(t, models);
+	c->thread = kr_thread;
+	c->sched = t->sched;
+	c->nsched = t->nsched;
+	c->hooks.report = kr_report;
+	if (t->nthreads < 1 || t->nthreads > KPROG_MAX_THREADS || t->nsched > KPROG_MAX_SCHED) {
+		fprintf(stderr, "%s: %u threads, %zu decision bytes: out of range\n", t->name,
+		        t->nthreads, t->nsched);
+		return -1;
+	}
+	if (t->plan && kfault_plan_parse(t->plan, &c->plan, err, sizeof(err))) {
+		fprintf(stderr, "%s: bad fault plan: %s\n", t->name, err);
+		return -1;
+	}
+	return 0;
+}
+
+int kh_regression_main(const kh_regression_t *t)
+{
+	static kh_model_t models[KR_MODELS];
+	kh_config_t c;
+	kh_result_t r;
+
+	kr_test = t;
+	if (kr_config(t, &c, models))
+		return 2;
+	if (kh_run(&c, &r) < 0) {
+		printf("%s: the runtime did not start (bad config)\n", t->name);
+		return 1;
+	}
+	if (!r.started)
+		printf("%s: the runtime did not start (a fault fired in nrt_init)\n", t->name);
+	else
+		printf("%s: PASS (%llu scheduling points, %llu preemptions)\n", t->name,
+		       (unsigned long long)r.steps, (unsigned long long)r.preemptions);
+	return 0;
+}
+
+int main(void)
+{
+	return kh_regression_main(&kh_test);
+}
