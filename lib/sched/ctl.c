@@ -598,7 +598,7 @@ int ks_ctl_thread_join(ks_thread_t *kt, void **ret, const char *site)
 	self = ks__enter_self();
 
 	if (kt->ctl_id >= ks__g.nthreads || kt->ctl_id == self->id ||
-	    !atomic_load(&ks__ctl_active) || ks__g.thr[kt->ctl_id].joined) {
+	    !atomic_load(&ks__ctl_active.on) || ks__g.thr[kt->ctl_id].joined) {
 		ks__leave();
 		return EINVAL;
 	}
@@ -642,7 +642,7 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg)
 	(void)cfg;
 	return -1; /* the wrappers of this build never ask the scheduler */
 #endif
-	if (atomic_load(&ks__ctl_active) || tl_self)
+	if (atomic_load(&ks__ctl_active.on) || tl_self)
 		return -1;
 	ks__enter();
 	memset(&ks__g, 0, sizeof(ks__g));
@@ -662,7 +662,7 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg)
 	ks__strat_new_thread(t);
 	tl_self = t;
 	ks__leave();
-	atomic_store(&ks__ctl_active, 1);
+	atomic_store(&ks__ctl_active.on, 1);
 	return 0;
 }
 
@@ -729,7 +729,7 @@ void ks_ctl_end(ks_ctl_result_t *res)
 	}
 	tl_self = NULL;
 	ks__leave();
-	atomic_store(&ks__ctl_active, 0);
+	atomic_store(&ks__ctl_active.on, 0);
 }
 
 int ks_ctl_run(const ks_ctl_config_t *cfg, void (*body)(void *), void *arg, ks_ctl_result_t *res)

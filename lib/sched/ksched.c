@@ -8,7 +8,23 @@
 #include <sched.h>
 #include <time.h>
 
-_Atomic int ks__ctl_active;
+/*
+ * Every ksched.h call of every thread reads this flag, so it gets a 64-byte
+ * line of its own (the struct's alignment pads it; the assertion below
+ * keeps it so).  TSan: it keeps four shadow cells per 8 bytes of memory,
+ * and when all four are taken it overwrites one picked by trace position.
+ * A variable the linker placed in the flag's 8 bytes had its own accesses
+ * crowded out by these reads (one cell per thread, two for main: its store
+ * and its loads), and a race on it could lose the earlier write its report
+ * needs.  That is what made sched_tsan report nothing once ctl.c was split
+ * into four files: the new object order put the flag right after the
+ * helper's racy counter (fibers) and the eviction fell on the counter's
+ * write.  Production: no written neighbour can make the line every call
+ * reads bounce between cores.
+ */
+struct ks_ctl_active ks__ctl_active;
+_Static_assert(_Alignof(struct ks_ctl_active) >= 64 && sizeof(struct ks_ctl_active) >= 64,
+               "ks__ctl_active must not share its line (TSan shadow cells, false sharing)");
 
 int ks_mutex_init(ks_mutex_t *m)
 {

@@ -41,9 +41,13 @@
 #define KS_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define KS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Nonzero while the controlled backend owns scheduling.  Only written by
- * ks_ctl_begin / ks_ctl_end, when no other logical thread exists. */
-extern _Atomic int ks__ctl_active;
+/* .on is nonzero while the controlled backend owns scheduling.  Only
+ * written by ks_ctl_begin / ks_ctl_end, when no other logical thread
+ * exists.  The flag has a 64-byte line to itself (ksched.c says why). */
+struct ks_ctl_active {
+	_Alignas(64) _Atomic int on;
+};
+extern struct ks_ctl_active ks__ctl_active;
 
 #if defined(KSCHED_PRODUCTION_ONLY)
 /* The installed library (lib/CMakeLists.txt): nothing in it can start a
@@ -56,7 +60,7 @@ static inline bool ks_controlled(void)
 #else
 static inline bool ks_controlled(void)
 {
-	return KS_UNLIKELY(atomic_load_explicit(&ks__ctl_active, memory_order_relaxed));
+	return KS_UNLIKELY(atomic_load_explicit(&ks__ctl_active.on, memory_order_relaxed));
 }
 #endif
 

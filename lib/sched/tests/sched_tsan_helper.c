@@ -10,7 +10,14 @@
 #include "ktest.h"
 #include "sched/kctl.h"
 
-static int counter; /* plain memory: the race TSan must see */
+/* Plain memory: the race TSan must see.  In a 64-byte line of its own:
+ * TSan remembers four accesses per 8 bytes, so a neighbour the linker puts
+ * in the same 8 bytes and every thread touches (ks__ctl_active did, after
+ * the ctl.c split) can crowd out the write the report needs, and the test
+ * would then pass or fail on the link order instead of on the handoff. */
+static struct {
+	_Alignas(64) int v;
+} counter;
 static bool locked;
 static ks_mutex_t m;
 
@@ -20,9 +27,9 @@ static void *adder(void *arg)
 	KT_ASSERT(ks_controlled());
 	if (locked)
 		ks_mutex_lock(&m);
-	int v = counter;
+	int v = counter.v;
 	ks_point();
-	counter = v + 1;
+	counter.v = v + 1;
 	if (locked)
 		ks_mutex_unlock(&m);
 	return NULL;
@@ -54,6 +61,6 @@ int main(int argc, char **argv)
 	cfg.strategy = KS_STRAT_RR; /* switch at every point: maximal interleaving */
 	KT_EQ(ks_ctl_run(&cfg, body, NULL, &r), 0);
 	KT_EQ(r.failure, KS_OK);
-	printf("counter=%d switches=%llu\n", counter, (unsigned long long)r.switches);
+	printf("counter=%d switches=%llu\n", counter.v, (unsigned long long)r.switches);
 	return 0;
 }
