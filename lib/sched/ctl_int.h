@@ -1,6 +1,8 @@
 /*
  * ctl_int.h - the controlled backend's private state, shared by its files:
- * ctl.c (logical threads, the baton, scheduling points, failures),
+ * ctl.c (the state, the TSan ignore region, the baton, scheduling points),
+ * ctl_report.c (failures: reports, unwinding), ctl_thread.c (a logical
+ * thread's life, create and join), ctl_run.c (begin, end, run),
  * ctl_fiber.c (the fiber engine's context switch and its sanitizer hooks),
  * ctl_sync.c (the modelled locks, conditions, semaphores, sleep),
  * ctl_strategy.c (bytes, PCT, round-robin, replay) and ctl_trace.c.
@@ -91,6 +93,19 @@ struct ks_sched {
 
 extern struct ks_sched ks__g;
 extern uint8_t ks__trace[KS_CTL_TRACE_MAX];
+/* The logical thread running on this real thread (fibers: the one whose
+ * fiber is switched in); NULL outside a run. */
+extern _Thread_local struct ks_lthread *ks__tl_self;
+
+static inline int tstate(const struct ks_lthread *t)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed);
+}
+
+static inline void set_tstate(struct ks_lthread *t, int s)
+{
+	atomic_store_explicit(&t->state, s, memory_order_relaxed);
+}
 
 /* Tell TSan to ignore the scheduler's own memory accesses and sync. */
 void ks__enter(void);
@@ -109,6 +124,19 @@ void ks__wake_first(enum ks_wait kind, const void *obj);
 void ks__failed_point(void);
 /* A misuse the real primitive would make undefined: report and abort. */
 _Noreturn void ks__misuse(const char *what, const char *site);
+
+/* The baton of the threads engine (ctl.c): set t's futex word and wake it;
+ * park until the own word is set. */
+void ks__baton_give(struct ks_lthread *t);
+void ks__baton_wait(struct ks_lthread *t);
+
+/* Failures (ctl_report.c).  Report kind, call cfg.on_failure, then unwind
+ * self out of the run (when on_failure returns). */
+void ks__fail(struct ks_lthread *self, ks_failure_t kind, const char *what);
+/* Unwind the calling thread out of an aborted run (longjmp), if it can. */
+void ks__abort_self(struct ks_lthread *t);
+/* The on_failure of a config that names none: print and abort(). */
+void ks__default_failure(void *ctx, ks_failure_t kind, const char *text);
 
 /* The modelled happens-before edges (no-ops without TSan). */
 void ks__tsan_acquire(const void *addr);
