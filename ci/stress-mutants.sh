@@ -46,16 +46,26 @@ for pair in "${pairs[@]}"; do
 	tree="$work/$mutant"
 	if [ ! -d "$tree" ]; then
 		mkdir -p "$tree"
-		# Only what the stress binaries need (the rest of the tree may be mid-edit).
-		for f in CMakeLists.txt CMakePresets.json cmake lib stress sanitizers; do
+		# Only what the stress binaries need (the rest of the tree may be
+		# mid-edit): the library, the oracle's checks (fuzz/, linked from
+		# kprog), tools/common (kfile), and corpus/ (fuzz/ and tools/
+		# look for their test inputs there when configured).
+		for f in CMakeLists.txt CMakePresets.json cmake lib fuzz stress tools sanitizers \
+			corpus; do
 			cp -a "$src/$f" "$tree/$f"
 		done
 		if [ "$mutant" != none ]; then
 			(cd "$tree" && git apply "$src/mutants/$mutant.patch")
 		fi
-		cmake --preset "$preset" -S "$tree" -B "$tree/build" >/dev/null
+		cmake --preset "$preset" -S "$tree" -B "$tree/build" >"$work/$mutant-cmake.log" 2>&1 || {
+			echo "stress-mutants: cannot configure $tree (see $work/$mutant-cmake.log)" >&2
+			exit 1
+		}
 	fi
-	cmake --build "$tree/build" -j2 --target "stress_$bin" >/dev/null
+	cmake --build "$tree/build" -j2 --target "stress_$bin" >"$work/$mutant-$bin-build.log" 2>&1 || {
+		echo "stress-mutants: cannot build stress_$bin (see $work/$mutant-$bin-build.log)" >&2
+		exit 1
+	}
 	log="$work/$mutant-$bin.log"
 	start=$(date +%s.%N)
 	set +e

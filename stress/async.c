@@ -54,7 +54,7 @@ static void as_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t 
                         NRT_STATUS status)
 {
 	torture_t *t = params;
-	torture_nn_t *e = torture_nn_get(model_id);
+	oracle_nn_t *e = oracle_nn_get(model_id);
 	uint64_t who = job_id >> 40;
 
 	(void)vnc;
@@ -74,7 +74,7 @@ static void as_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t 
 		torture_fail(t, "callback with unknown status %d", (int)status);
 }
 
-static NRT_STATUS as_load(torture_t *t, nrt_model_t **out, uint32_t *id)
+static NRT_STATUS as_load(nrt_model_t **out, uint32_t *id)
 {
 	H_NN h;
 	NRT_STATUS st = nrt_load(as.bytes, as.len, -1, -1, out);
@@ -82,8 +82,7 @@ static NRT_STATUS as_load(torture_t *t, nrt_model_t **out, uint32_t *id)
 	if (st != NRT_SUCCESS)
 		return st;
 	nrt_model_get_nn(*out, &h);
-	torture_nn_track(h.id);
-	torture_nn_check_grows(t, h.id);
+	oracle_note_loaded(h.id);
 	*id = h.id;
 	return NRT_SUCCESS;
 }
@@ -149,7 +148,7 @@ out:
 static void as_unload_slot(torture_t *t, torture_thread_t *w, uint32_t s)
 {
 	uint32_t id = (uint32_t)ks_atomic_peek(&as.slot[s].nn);
-	torture_nn_t *e = torture_nn_get(id);
+	oracle_nn_t *e = oracle_nn_get(id);
 	uint64_t t0 = torture_now_ns();
 	NRT_STATUS st;
 
@@ -161,7 +160,7 @@ static void as_unload_slot(torture_t *t, torture_thread_t *w, uint32_t s)
 	if (st != NRT_SUCCESS)
 		torture_fail(t, "nrt_unload of model %u returned %s", id,
 		             nrt_get_status_as_str(st));
-	torture_nn_unloaded(t, id);
+	torture_unloaded(t, id);
 	as.slot[s].model = NULL;
 }
 
@@ -175,7 +174,7 @@ static void *as_unloader(torture_thread_t *w)
 	while (!torture_should_stop(t)) {
 		uint32_t s = w->role_idx + as.unloaders * (uint32_t)torture_rand_below(w, mine);
 		uint32_t id = (uint32_t)ks_atomic_peek(&as.slot[s].nn);
-		torture_nn_t *e = torture_nn_get(id);
+		oracle_nn_t *e = oracle_nn_get(id);
 		NRT_STATUS st;
 
 		/* Wait (boundedly) for queued work, so the unload has to stop it. */
@@ -187,7 +186,7 @@ static void *as_unloader(torture_thread_t *w)
 			as_unload_slot(t, w, s);
 		}
 		torture_set_op(w, "nrt_load");
-		st = as_load(t, &as.slot[s].model, &id);
+		st = as_load(&as.slot[s].model, &id);
 		torture_count(w, st);
 		if (st == NRT_SUCCESS)
 			ks_atomic_store(&as.slot[s].nn, id);
@@ -299,14 +298,14 @@ static int as_setup(torture_t *t)
 		return -1;
 	}
 	for (uint32_t s = 0; s < t->k.models; s++) {
-		st = as_load(t, &as.slot[s].model, &id);
+		st = as_load(&as.slot[s].model, &id);
 		if (st != NRT_SUCCESS) {
 			torture_fail(t, "initial nrt_load returned %s", nrt_get_status_as_str(st));
 			return -1;
 		}
 		ks_atomic_store(&as.slot[s].nn, id);
 	}
-	st = as_load(t, &as.anchor, &id);
+	st = as_load(&as.anchor, &id);
 	if (st != NRT_SUCCESS) {
 		torture_fail(t, "anchor nrt_load returned %s", nrt_get_status_as_str(st));
 		return -1;
@@ -341,7 +340,7 @@ static void as_teardown(torture_t *t)
 		nrt_model_get_nn(as.anchor, &h);
 		if (nrt_unload(as.anchor) != NRT_SUCCESS)
 			torture_fail(t, "nrt_unload of the anchor model failed");
-		torture_nn_unloaded(t, h.id);
+		torture_unloaded(t, h.id);
 		as.anchor = NULL;
 	}
 	/* Every model is unloaded, so every accepted execution has completed

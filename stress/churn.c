@@ -64,12 +64,12 @@ static void ch_unload(torture_t *t, torture_thread_t *w, uint32_t s)
 	if (st != NRT_SUCCESS)
 		torture_fail(t, "nrt_unload of model %u returned %s", id,
 		             nrt_get_status_as_str(st));
-	torture_nn_unloaded(t, id);
+	torture_unloaded(t, id);
 	ch.model[s] = NULL;
 	ks_atomic_store(&ch.grave[ks_atomic_add_quiet(&ch.grave_n, 1) % 64], id);
 }
 
-static NRT_STATUS ch_load(torture_t *t, torture_thread_t *w, uint32_t s)
+static NRT_STATUS ch_load(torture_thread_t *w, uint32_t s)
 {
 	const ch_shape_t *sh = ch_slot_shape(s);
 	int32_t start = -1, count = -1;
@@ -88,8 +88,7 @@ static NRT_STATUS ch_load(torture_t *t, torture_thread_t *w, uint32_t s)
 	if (st != NRT_SUCCESS)
 		return st;
 	nrt_model_get_nn(m, &h);
-	torture_nn_track(h.id);
-	torture_nn_check_grows(t, h.id);
+	oracle_note_loaded(h.id);
 	ch.model[s] = m;
 	ks_atomic_add_quiet(&ch.loads, 1);
 	ks_atomic_store(&ch.nn[s], h.id);
@@ -114,7 +113,7 @@ static void *ch_churner(torture_thread_t *w)
 			ch_unload(t, w, s);
 		} else {
 			torture_set_op(w, "nrt_load");
-			st = ch_load(t, w, s);
+			st = ch_load(w, s);
 		}
 		torture_count(w, st);
 		if (st != NRT_SUCCESS && (!t->k.fault[0] || !torture_status_known(st)))
@@ -231,7 +230,7 @@ static void ch_probe_stale(torture_thread_t *w, torture_io_t *io)
 static void ch_snapshot(torture_thread_t *w)
 {
 	torture_t *t = w->t;
-	int64_t before = torture_unload_clock_now();
+	int64_t before = oracle_unload_clock();
 	H_NN *ids = NULL;
 	uint32_t n = 0, last;
 	NRT_STATUS st;
@@ -247,7 +246,7 @@ static void ch_snapshot(torture_thread_t *w)
 	}
 	ks_atomic_add_quiet(&ch.snapshots, 1);
 	for (uint32_t i = 0; i < n; i++) {
-		torture_nn_t *e = torture_nn_get(ids[i].id);
+		oracle_nn_t *e = oracle_nn_get(ids[i].id);
 		int64_t gone = e ? ks_atomic_peek(&e->unloaded) : 0;
 
 		if (ids[i].id == 0 || ids[i].id > last)

@@ -46,7 +46,7 @@ static void ft_check(torture_thread_t *w, const char *what, NRT_STATUS st)
 		             ft.round, ft.plan, what, (int)st);
 }
 
-static NRT_STATUS ft_load(torture_t *t, uint32_t s)
+static NRT_STATUS ft_load(uint32_t s)
 {
 	nrt_model_t *m = NULL;
 	NRT_STATUS st = nrt_load(ft.bytes, ft.len, -1, -1, &m);
@@ -57,8 +57,7 @@ static NRT_STATUS ft_load(torture_t *t, uint32_t s)
 		return st;
 	}
 	nrt_model_get_nn(m, &h);
-	torture_nn_track(h.id);
-	torture_nn_check_grows(t, h.id);
+	oracle_note_loaded(h.id);
 	ft.model[s] = m;
 	ks_atomic_store(&ft.nn[s], h.id);
 	return NRT_SUCCESS;
@@ -75,7 +74,7 @@ static void ft_unload(torture_t *t, uint32_t s)
 		torture_fail(t,
 		             "round %" PRIu64 " (plan '%s'): nrt_unload returned unknown status %d",
 		             ft.round, ft.plan, (int)st);
-	torture_nn_unloaded(t, id);
+	torture_unloaded(t, id);
 	ft.model[s] = NULL;
 }
 
@@ -143,7 +142,7 @@ static void ft_reload(torture_thread_t *w)
 	torture_set_op(w, "reload");
 	if (ft.model[s])
 		ft_unload(t, s);
-	ft_check(w, "nrt_load", ft_load(t, s));
+	ft_check(w, "nrt_load", ft_load(s));
 }
 
 static void *ft_worker(torture_thread_t *w)
@@ -279,10 +278,10 @@ static bool ft_round(torture_t *t)
 			             ft.round, ft.plan, (int)st);
 		goto check;
 	}
-	torture_observe(t);
+	oracle_attach();
 	torture_phase(t, "load");
 	for (uint32_t s = 0; s < t->k.models; s++)
-		ft_load(t, s);
+		ft_load(s);
 	for (uint32_t i = 0; i < ft.workers; i++) {
 		int rc =
 		    ft.round ? torture_respawn(t, i) : torture_spawn(t, "worker", ft_worker, NULL);
@@ -293,18 +292,19 @@ static bool ft_round(torture_t *t)
 		}
 	}
 	torture_join_all(t);
+	torture_check_refcounts(t, true);
 	torture_phase(t, "unload");
 	for (uint32_t s = 0; s < t->k.models; s++)
 		if (ft.model[s])
 			ft_unload(t, s);
 	torture_phase(t, "nrt_close");
 	nrt_close();
-	emu_set_exec_observer(NULL, NULL);
+	oracle_detach();
 check:
 	ks_atomic_add_quiet(&ft.fired, (int64_t)kfault_fired());
 	kfault_clear();
 	snprintf(when, sizeof(when), "after round %" PRIu64 " (plan '%s')", ft.round, ft.plan);
-	torture_check_accounting_zero(t, when);
+	oracle_check_closed(when);
 	if (kalloc_live_count() != 0)
 		torture_fail(t, "kalloc_live_count() = %" PRId64 " %s", kalloc_live_count(), when);
 	ks_atomic_add_quiet(&ft.rounds, 1);

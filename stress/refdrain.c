@@ -50,7 +50,7 @@ static bool rd_status_ok(torture_t *t, NRT_STATUS st)
 static void rd_exec_one(torture_thread_t *w, torture_io_t *io, uint32_t id, uint64_t seq)
 {
 	torture_t *t = w->t;
-	torture_nn_t *e = torture_nn_get(id);
+	oracle_nn_t *e = oracle_nn_get(id);
 	bool gone_before = e && ks_atomic_peek(&e->unloaded);
 	uint64_t t0;
 	NRT_STATUS st;
@@ -134,8 +134,7 @@ static NRT_STATUS rd_load(torture_t *t, uint32_t s)
 		torture_fail(t, "nrt_model_get_nn failed on a loaded model");
 		return NRT_FAILURE;
 	}
-	torture_nn_track(h.id);
-	torture_nn_check_grows(t, h.id);
+	oracle_note_loaded(h.id);
 	rd.slot[s].model = m;
 	ks_atomic_store(&rd.slot[s].nn, h.id);
 	return NRT_SUCCESS;
@@ -152,7 +151,7 @@ static void rd_unload(torture_t *t, torture_thread_t *w, uint32_t s)
 	if (st != NRT_SUCCESS)
 		torture_fail(t, "nrt_unload of model %u returned %s", id,
 		             nrt_get_status_as_str(st));
-	torture_nn_unloaded(t, id);
+	torture_unloaded(t, id);
 	rd.slot[s].model = NULL;
 }
 

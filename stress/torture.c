@@ -3,9 +3,10 @@
  * run (free-running or under the controlled scheduler), the control of the
  * workers (stop, fail, spawn, join) and the library's log filter.  The other
  * parts: torture_stats.c (status counters, histograms, the summary and its
- * JSON), torture_models.c (models and tensors the roles share),
- * torture_observer.c (the exec observer's per-handle table and the
- * accounting checks), args.c (argv, repro files), watchdog.c.
+ * JSON), torture_models.c (models and tensors the roles share), args.c
+ * (argv, repro files), watchdog.c.  The checks that watch the library from
+ * outside (the exec observer, ids, reference counts, accounting) are the
+ * oracle's, fuzz/oracle/check.c, reporting here through its failure hook.
  */
 #include "torture.h"
 
@@ -77,6 +78,31 @@ void torture_fail(torture_t *t, const char *fmt, ...)
 bool torture_failed(const torture_t *t)
 {
 	return ks_atomic_peek(&t->fails) != 0;
+}
+
+/* The oracle's failure hook: its invariant leads the message, so that
+ * "CHECK FAILED: exec-after-unload: ..." names the same invariant as the
+ * fuzz runner's "ORACLE: exec-after-unload: ...". */
+static void torture_oracle_fail(void *ctx, const char *invariant, const char *msg)
+{
+	torture_fail(ctx, "%s: %s", invariant, msg);
+}
+
+void torture_unloaded(torture_t *t, uint32_t id)
+{
+	ks_atomic_add_quiet(&t->drains, 1);
+	oracle_note_unloaded(id, true);
+}
+
+void torture_check_refcounts(torture_t *t, bool faults)
+{
+	/* a failed run may have left work behind on purpose (a stopped burst) */
+	if (torture_failed(t))
+		return;
+	torture_main_progress(t, "quiesce");
+	while (emu_inflight_execs() != 0)
+		ks_usleep(50);
+	oracle_check_refcounts(faults);
 }
 
 static void *torture_thread_entry(void *arg)
@@ -229,20 +255,21 @@ static void torture_body(torture_t *t)
 		torture_fail(t, "nrt_init: %s", nrt_get_status_as_str(st));
 		return;
 	}
-	torture_observe(t);
+	oracle_attach();
 	torture_main_progress(t, "setup");
 	if (t->ops->setup(t) != 0)
 		ks_atomic_add_quiet(&t->stop, 1);
 	if (!t->k.controlled)
 		torture_wait_free(t);
 	torture_join_all(t);
+	torture_check_refcounts(t, t->k.fault[0] != 0);
 	torture_main_progress(t, "teardown");
 	if (t->ops->teardown)
 		t->ops->teardown(t);
 	torture_main_progress(t, "nrt_close");
 	nrt_close();
-	emu_set_exec_observer(NULL, NULL);
-	torture_check_accounting_zero(t, "after nrt_close");
+	oracle_detach();
+	oracle_check_closed("after nrt_close");
 	if (kalloc_live_count() != 0)
 		torture_fail(t, "kalloc_live_count() = %" PRId64 " after nrt_close",
 		             kalloc_live_count());
@@ -321,6 +348,10 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 		return TORTURE_EXIT_USAGE;
 	torture_crash_handlers(&run);
 	torture_log_setup();
+	/* before the first nrt_init: the host accounting baseline (nothing is
+	 * live yet: kalloc_live_count() must be 0 after close as well) */
+	oracle_set_fail_hook(torture_oracle_fail, &run);
+	oracle_begin();
 	run.start_ns = torture_now_ns();
 	if (torture_watchdog_start(&run) != 0)
 		return TORTURE_EXIT_USAGE;

@@ -22,6 +22,7 @@
 #include <nrt/nrt_status.h>
 
 #include "emu/emu.h"
+#include "oracle/oracle.h"
 #include "sched/ksched.h"
 
 #define TORTURE_EXIT_OK     0
@@ -116,7 +117,6 @@ typedef struct torture {
 	ks_atomic_t stop;          /* set: every worker finishes its operation and returns */
 	ks_atomic_t total_ops;     /* for the --ops bound */
 	ks_atomic_t fails;         /* checks that failed */
-	ks_atomic_t inflight;      /* submitted, not completed (observer, for the progress line) */
 	ks_atomic_t drains;        /* unloads that returned */
 	ks_atomic_t main_progress; /* bumped by the main thread at each phase */
 	ks_atomic_t main_phase;    /* a string literal: what main is doing */
@@ -185,32 +185,21 @@ NRT_STATUS torture_io_fill(torture_io_t *io, uint64_t r);
  * else the index of the first bad output plus one. */
 int torture_io_verify(torture_io_t *io);
 
-/* ---- the per-handle table the exec observer keeps ---- */
-#define TORTURE_NN_SLOTS 4096
-typedef struct torture_nn {
-	ks_atomic_t id;       /* which H_NN this entry tracks */
-	ks_atomic_t h_model;  /* learned from its first SUBMIT */
-	ks_atomic_t unloaded; /* 0, or the unload clock once its unload returned */
-	ks_atomic_t inflight; /* SUBMIT - COMPLETE - CANCEL */
-	ks_atomic_t submits;
-	ks_atomic_t completes; /* COMPLETE + CANCEL */
-} torture_nn_t;
-
-/* Install the observer (before any execution) and start tracking a fresh
- * id (before it is published to executors). */
-void torture_observe(torture_t *t);
-void torture_nn_track(uint32_t id);
-torture_nn_t *torture_nn_get(uint32_t id); /* NULL when the slot moved on */
-/* Call right after kmgr_unload_nn / nrt_unload returned for id: checks the
- * drain (nothing of id in flight) and marks it so later events fail. */
-void torture_nn_unloaded(torture_t *t, uint32_t id);
-/* How many unloads have returned so far (the unload clock): an id whose
- * 'unloaded' is <= a value read before an operation was gone before it. */
-int64_t torture_unload_clock_now(void);
-/* Ids only grow: check a freshly loaded id against every earlier one. */
-void torture_nn_check_grows(torture_t *t, uint32_t id);
-
-/* After nrt_close: every accounting figure zero, else a failed check. */
-void torture_check_accounting_zero(torture_t *t, const char *when);
+/* ---- the checks that watch the library from outside ---- */
+/* The exec observer, its per-handle table, ids, reference counts and the
+ * accounting after close are the oracle's (fuzz/oracle/oracle.h: the
+ * fuzz runner and the emitted tests use the same code).  torture_main
+ * installs its failure hook, which makes each violation a failed check
+ * (torture_fail: "CHECK FAILED: <invariant>: <details>") and lets the run
+ * end and report; the observer is attached from nrt_init to nrt_close.
+ * A load publishes its id only after oracle_note_loaded(id). */
+/* Call right after nrt_unload of id returned: counts a drain and marks
+ * id unloaded (oracle_note_unloaded: nothing of it in flight any more,
+ * and from now on a SUBMIT or START of it is a failed check). */
+void torture_unloaded(torture_t *t, uint32_t id);
+/* At quiescence (workers joined): once no execution is in flight, every
+ * loaded model's reference count is back to zero (faults: a fault plan is
+ * installed, and a failed registry snapshot skips the check). */
+void torture_check_refcounts(torture_t *t, bool faults);
 
 #endif /* TORTURE_H */

@@ -1,7 +1,7 @@
 /*
  * torture_int.h - what the parts of the common module (torture.c,
- * torture_stats.c, torture_models.c, torture_observer.c, args.c, watchdog.c)
- * share and the binaries do not need.
+ * torture_stats.c, torture_models.c, args.c, watchdog.c) share and the
+ * binaries do not need.
  */
 #ifndef TORTURE_INT_H
 #define TORTURE_INT_H

@@ -361,8 +361,7 @@ static void wd_progress_line(torture_t *t, double secs, uint64_t ops_delta, doub
 	printf("[%6.1fs] %8.0f ops/s | ops %" PRId64 " | in flight %" PRId64 " | drains %" PRId64
 	       " | errors:",
 	       secs, dt > 0 ? (double)ops_delta / dt : 0.0,
-	       (int64_t)ks_atomic_load_quiet(&t->total_ops),
-	       (int64_t)ks_atomic_load_quiet(&t->inflight),
+	       (int64_t)ks_atomic_load_quiet(&t->total_ops), oracle_inflight(),
 	       (int64_t)ks_atomic_load_quiet(&t->drains));
 	for (int s = 1; s < TORTURE_NSTAT; s++)
 		if (stat[s])

@@ -1,8 +1,7 @@
 /*
- * oracle.h - the fuzz oracle, one module for the fuzz runner and the tests
- * kmgr-repro emits (the stress binaries still keep their own observer in
- * stress/torture_observer.c; the per-handle table, the drained check and
- * the report hook here are shaped to replace it):
+ * oracle.h - the fuzz oracle, one module for the fuzz runner, the tests
+ * kmgr-repro emits and the stress binaries (which use its observer, ids,
+ * reference count and accounting checks through the failure hook):
  *   - the reference model (model.h): container descriptions and the
  *     status every operation's arguments predict;
  *   - the checks (check.c): outputs follow the compute formula, metadata
@@ -16,7 +15,8 @@
  *     is linearizable, and single-threaded statuses match the model.
  *
  * A violation prints one stable line "ORACLE: <invariant>: <details>" (the
- * crash signature), lets the report hook add context, and aborts.
+ * crash signature), lets the report hook add context, and aborts; unless a
+ * failure hook is installed (oracle_set_fail_hook), which takes it instead.
  * Bookkeeping uses the quiet atomics of ksched.h: the oracle never adds a
  * scheduling point, so it never changes the interleavings a run explores.
  */
@@ -35,12 +35,30 @@
 
 /* ---- failures (check.c) ---- */
 /* Called after the ORACLE line, before abort(): adds context (the program,
- * the test's name) or takes over (e.g. a stress binary's failure report;
- * oracle_fail aborts if the hook returns). */
+ * the test's name). */
 typedef void (*oracle_report_fn)(void *ctx, const char *invariant, const char *msg);
 void oracle_set_report(oracle_report_fn fn, void *ctx);
-__attribute__((noreturn, format(printf, 2, 3))) void oracle_fail(const char *invariant,
-                                                                 const char *fmt, ...);
+/* The failure hook.  NULL (the default: the fuzz runner, the emitted
+ * tests): oracle_fail prints the ORACLE line, calls the report hook and
+ * aborts.  Installed (the stress binaries, which count a failure, stop the
+ * run and report at the end): oracle_fail hands it the violation instead,
+ * from whichever thread found it (a device thread, for the observer), and
+ * returns; the check goes on as if it had held.  Set it before the run. */
+typedef void (*oracle_fail_fn)(void *ctx, const char *invariant, const char *msg);
+void oracle_set_fail_hook(oracle_fail_fn fn, void *ctx);
+/* Returns only when a failure hook is installed.  Never a tail call: the
+ * frame of the check that failed stays under it in the abort's stack, which
+ * is the crash signature (tools/kmgr-repro/signature.c). */
+#if defined(__has_attribute)
+#if __has_attribute(not_tail_called)
+#define ORACLE_NOT_TAIL_CALLED __attribute__((not_tail_called))
+#endif
+#endif
+#ifndef ORACLE_NOT_TAIL_CALLED
+#define ORACLE_NOT_TAIL_CALLED
+#endif
+ORACLE_NOT_TAIL_CALLED __attribute__((format(printf, 2, 3))) void oracle_fail(const char *invariant,
+                                                                              const char *fmt, ...);
 
 /* ---- a run (check.c) ---- */
 /* Before nrt_init: the host accounting baseline and a fresh id window. */
