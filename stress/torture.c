@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/kalloc.h"
 #include "base/kfault.h"
@@ -94,6 +95,19 @@ void torture_unloaded(torture_t *t, uint32_t id)
 	oracle_note_unloaded(id, true);
 }
 
+/* The run cannot go on to its teardown: save the repro, print the final
+ * line and exit 1 now (as the stall path does: nothing is unloaded or
+ * closed, so _exit, not the leak checks of a normal exit). */
+static void torture_finish_now(torture_t *t, const char *why)
+{
+	char repro[1024] = "";
+
+	torture_write_repro(t, "", why, repro, sizeof(repro));
+	torture_summary(t, NULL, TORTURE_EXIT_CHECK, repro);
+	fflush(NULL);
+	_exit(TORTURE_EXIT_CHECK);
+}
+
 void torture_check_refcounts(torture_t *t, bool faults)
 {
 	/* a failed run may have left work behind on purpose (a stopped burst) */
@@ -103,6 +117,10 @@ void torture_check_refcounts(torture_t *t, bool faults)
 	while (emu_inflight_execs() != 0)
 		ks_usleep(50);
 	oracle_check_refcounts(faults);
+	/* a reference left over is one the teardown's unload would wait
+	 * for forever */
+	if (torture_failed(t))
+		torture_finish_now(t, "check failed: references left at quiescence");
 }
 
 static void *torture_thread_entry(void *arg)

@@ -199,7 +199,9 @@ int torture_io_verify(torture_io_t *io);
 void torture_unloaded(torture_t *t, uint32_t id);
 /* At quiescence (workers joined): once no execution is in flight, every
  * loaded model's reference count is back to zero (faults: a fault plan is
- * installed, and a failed registry snapshot skips the check). */
+ * installed, and a failed registry snapshot skips the check).  When one is
+ * not, the teardown's unload would wait for it forever: the run ends here
+ * (repro file, FAILURE line, exit 1). */
 void torture_check_refcounts(torture_t *t, bool faults);
 
 #endif /* TORTURE_H */
