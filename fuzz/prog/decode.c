@@ -106,7 +106,7 @@ static bool decode_op(struct reader *r, kprog_t *p, kprog_op_t *op)
 	for (int i = 0; i < KPROG_OP_BYTES; i++)
 		b[i] = rd(r);
 	memset(op, 0, sizeof(*op));
-	op->kind = b[0] % KOP__COUNT;
+	op->kind = (uint8_t)kprog_kind_of_byte(b[0]);
 	op->thread = b[1] % p->nthreads;
 	k = kprog_kind(op->kind);
 	for (int i = 0; i < 4; i++)

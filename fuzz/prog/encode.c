@@ -49,7 +49,7 @@ static void encode_op(struct writer *w, const kprog_t *p, const kprog_op_t *op)
 {
 	const kprog_kind_info_t *k = kprog_kind(op->kind);
 
-	wr(w, op->kind);
+	wr(w, kprog_kind_byte(op->kind));
 	wr(w, op->thread);
 	for (int i = 0; i < 4; i++)
 		wr(w, k->f[i].name ? (uint8_t)(op->a[i] - k->f[i].min) : 0);

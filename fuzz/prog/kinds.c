@@ -48,6 +48,31 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_BADARGS] = {"badargs", true, {SLOT, {"what", 0, 9}, NONE, NONE}},
 };
 
+/* A new kind cannot take b % KOP__COUNT: every byte value already names a
+ * kind, and a larger modulus would move most of them (every input in every
+ * corpus would change meaning).  So kind KPROG_KINDS_V1 + k takes the one
+ * byte value KPROG_KIND_BYTE_TOP - k, which named (KPROG_KIND_BYTE_TOP -
+ * k) % KPROG_KINDS_V1 before: only inputs with that exact kind byte change
+ * meaning (docs/harness.md, "Adding an operation"). */
+#define KPROG_KINDS_LATER (KOP__COUNT - KPROG_KINDS_V1)
+
+_Static_assert(KPROG_KINDS_LATER >= 0 && KPROG_KINDS_LATER <= 8,
+               "later kinds take the byte values 0xfd down to 0xf6");
+
+unsigned kprog_kind_of_byte(uint8_t b)
+{
+	if (b <= KPROG_KIND_BYTE_TOP && b > KPROG_KIND_BYTE_TOP - KPROG_KINDS_LATER)
+		return KPROG_KINDS_V1 + (unsigned)(KPROG_KIND_BYTE_TOP - b);
+	return b % KPROG_KINDS_V1;
+}
+
+uint8_t kprog_kind_byte(unsigned kind)
+{
+	if (kind < KPROG_KINDS_V1)
+		return (uint8_t)kind;
+	return (uint8_t)(KPROG_KIND_BYTE_TOP - (kind - KPROG_KINDS_V1));
+}
+
 const kprog_kind_info_t *kprog_kind(unsigned kind)
 {
 	return kind < KOP__COUNT ? &kinds[kind] : NULL;

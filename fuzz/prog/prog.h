@@ -21,7 +21,10 @@
  *   byte 3   operations (mod KPROG_MAX_OPS+1), each 6 bytes:
  *            kind, thread, a0, a1, a2, a3; a LOAD of the inline template
  *            is followed by a 2-byte little-endian length and that many
- *            container bytes
+ *            container bytes.  The kind byte: kind b % KPROG_KINDS_V1 for
+ *            the first kinds; a kind added later has a byte value of its
+ *            own, counting down from KPROG_KIND_BYTE_TOP (kinds.c), so
+ *            that every other input keeps its meaning
  *   rest     scheduling decisions (at most KPROG_MAX_SCHED bytes used)
  *
  * Text form (print.c / parse.c): one line per item, '#' comments:
@@ -72,8 +75,14 @@ typedef enum kprog_kind {
 	KOP_TWRITE,         /* tslot, off, len */
 	KOP_TREAD,          /* tslot, off, len */
 	KOP_BADARGS,        /* slot, what: a NULL or mismatched argument on a loaded model */
+	/* later kinds: each has one kind byte of its own (KPROG_KIND_BYTE_TOP
+	 * down), which named kind b % KPROG_KINDS_V1 before */
 	KOP__COUNT
 } kprog_kind_t;
+
+/* The kinds every byte value names by b % KPROG_KINDS_V1 (LOAD..BADARGS). */
+#define KPROG_KINDS_V1      18
+#define KPROG_KIND_BYTE_TOP 0xfd
 
 /* Tensor placement of an EXEC/SCHEDULE operand or a TALLOC. */
 enum {
@@ -125,6 +134,10 @@ typedef struct kprog_kind_info {
 
 const kprog_kind_info_t *kprog_kind(unsigned kind);
 int kprog_kind_lookup(const char *name);
+/* The binary form's kind byte: the kind a byte names, and the byte that
+ * names a kind (the smallest one). */
+unsigned kprog_kind_of_byte(uint8_t b);
+uint8_t kprog_kind_byte(unsigned kind);
 
 /* ---- decode.c / encode.c ---- */
 /* Total: every byte string gives a program.  Never fails. */
