@@ -54,6 +54,7 @@ typedef struct kh_slot {
 	bool used;
 	uint32_t id, start_nc, stale;
 	const oracle_io_t *io;
+	oracle_placement_t place; /* what its load asked for */
 } kh_slot_t;
 
 typedef struct kh_tslot {
@@ -332,7 +333,9 @@ void kh_load(unsigned op, unsigned thread, const kh_args_t *a)
 	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
 		start = 0;
 	ks_mutex_lock(&H.lock);
-	H.slot[a->slot] = (kh_slot_t){true, h.id, start, H.slot[a->slot].stale, &m->io};
+	H.slot[a->slot] = (kh_slot_t){true,   h.id,
+	                              start,  H.slot[a->slot].stale,
+	                              &m->io, oracle_predict_placement(&m->io, a->start, a->count)};
 	ks_mutex_unlock(&H.lock);
 }
 
@@ -547,6 +550,26 @@ void kh_set_profiling(unsigned op, unsigned thread, const kh_args_t *a)
 	rc = a->mac ? kmgr_set_mac_count((H_NN){c.s.id}, 1000u + (uint64_t)op)
 	            : kmgr_set_profiling((H_NN){c.s.id}, a->on);
 	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
+}
+
+/* The cores the model runs on: what its load asked for, and where the
+ * harness found it right after the load (a placement never moves). */
+void kh_nc_info(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint32_t start = 0, count = 0;
+	NRT_STATUS rc;
+	kh_call_t c;
+
+	(void)thread;
+	if (!kh_begin(&c, op, "nc_info", a->slot, false))
+		return;
+	rc = kmgr_get_nc_info((H_NN){c.s.id}, &start, &count);
+	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
+	if (rc == NRT_SUCCESS &&
+	    (!oracle_placement_is(c.s.place, H.c->nc, start, count) || start != c.s.start_nc))
+		oracle_fail("nc-info",
+		            "op %u: model %u runs on cores %u+%u; loaded as %d+%u, found at %u", op,
+		            c.s.id, start, count, c.s.place.start, c.s.place.count, c.s.start_nc);
 }
 
 /* ---- wrong handles and wrong arguments -------------------------------- */
@@ -767,6 +790,7 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_TWRITE] = kh_twrite,
     [KOP_TREAD] = kh_tread,
     [KOP_BADARGS] = kh_badargs,
+    [KOP_NC_INFO] = kh_nc_info,
 };
 
 #define KH_FIELD(f)                                                                                \

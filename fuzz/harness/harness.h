@@ -76,6 +76,7 @@ void kh_tfree(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_twrite(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_tread(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_badargs(unsigned op, unsigned thread, const kh_args_t *a);
+void kh_nc_info(unsigned op, unsigned thread, const kh_args_t *a);
 
 /* The same, indexed by kind (the interpreter's dispatch). */
 extern const kh_op_fn kh_ops[KOP__COUNT];

@@ -134,3 +134,16 @@ oracle_expect_t oracle_predict_badargs(void)
 {
 	return expect1(NRT_INVALID);
 }
+
+/* count -1: a core per subgraph (load_status's c). */
+oracle_placement_t oracle_predict_placement(const oracle_io_t *io, int start, int count)
+{
+	return (oracle_placement_t){start, count == -1 ? io->nkbin : (uint32_t)count};
+}
+
+bool oracle_placement_is(oracle_placement_t want, unsigned nc, uint32_t start, uint32_t count)
+{
+	if (count != want.count || count > nc || start > nc - count)
+		return false;
+	return want.start < 0 || start == (uint32_t)want.start;
+}

@@ -57,4 +57,17 @@ oracle_expect_t oracle_predict_is_valid_ifmap(const oracle_io_t *io, unsigned se
 oracle_expect_t oracle_predict_stale(void);
 oracle_expect_t oracle_predict_badargs(void);
 
+/* Where a model loaded with (start, count) runs: count cores from start,
+ * or from wherever the library placed it when start is -1. */
+typedef struct oracle_placement {
+	int start;
+	uint32_t count;
+} oracle_placement_t;
+
+/* The placement a successful load with these arguments made. */
+oracle_placement_t oracle_predict_placement(const oracle_io_t *io, int start, int count);
+/* kmgr_get_nc_info's answer (start, count) on an nc-core device is that
+ * placement. */
+bool oracle_placement_is(oracle_placement_t want, unsigned nc, uint32_t start, uint32_t count);
+
 #endif /* KORACLE_MODEL_H */

@@ -46,6 +46,7 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_TWRITE] = {"twrite", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
     [KOP_TREAD] = {"tread", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
     [KOP_BADARGS] = {"badargs", true, {SLOT, {"what", 0, 9}, NONE, NONE}},
+    [KOP_NC_INFO] = {"nc_info", true, {SLOT, NONE, NONE, NONE}},
 };
 
 /* A new kind cannot take b % KOP__COUNT: every byte value already names a

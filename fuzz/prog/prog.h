@@ -77,6 +77,7 @@ typedef enum kprog_kind {
 	KOP_BADARGS,        /* slot, what: a NULL or mismatched argument on a loaded model */
 	/* later kinds: each has one kind byte of its own (KPROG_KIND_BYTE_TOP
 	 * down), which named kind b % KPROG_KINDS_V1 before */
+	KOP_NC_INFO, /* slot: kmgr_get_nc_info, the cores the model runs on; byte 0xfd */
 	KOP__COUNT
 } kprog_kind_t;
 
