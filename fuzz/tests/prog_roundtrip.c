@@ -171,6 +171,32 @@ static void case_minimize(void)
 	KT_EQ(p3.nthreads, 3);
 }
 
+/* roundtrip-1.6: a kind added after the first KPROG_KINDS_V1 takes one
+ * kind byte of its own (0xfd for NC_INFO); every other byte names the kind
+ * it always did, b % KPROG_KINDS_V1, so the inputs of every corpus keep
+ * their meaning; encode writes the new kind's byte back. */
+static void case_kind_bytes(void)
+{
+	size_t n;
+
+	for (unsigned b = 0; b < 256; b++) {
+		uint8_t op[KPROG_HEADER_BYTES + KPROG_OP_BYTES] = {0, 0, 0, 1, (uint8_t)b};
+
+		kprog_decode(op, sizeof(op), &p1);
+		KT_EQ(p1.nops, 1);
+		if (b == 0xfd)
+			KT_EQ(p1.ops[0].kind, KOP_NC_INFO);
+		else
+			KT_EQ(p1.ops[0].kind, b % KPROG_KINDS_V1);
+	}
+	KT_EQ(kprog_kind_lookup("nc_info"), KOP_NC_INFO);
+	KT_EQ(kprog_parse("t0 nc_info slot=2\n", &p1, text, sizeof(text)), 0);
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_EQ(n, KPROG_HEADER_BYTES + KPROG_OP_BYTES);
+	KT_EQ(buf[KPROG_HEADER_BYTES], 0xfd);
+	KT_EQ(buf[KPROG_HEADER_BYTES + 2], 2);
+}
+
 int main(void)
 {
 	KT_CASE("roundtrip-1.1 decode is total and encode inverts it", case_decode_total);
@@ -178,5 +204,6 @@ int main(void)
 	KT_CASE("roundtrip-1.3 hand-written program", case_hand_written);
 	KT_CASE("roundtrip-1.4 parser is strict", case_strict);
 	KT_CASE("roundtrip-1.5 minimizer", case_minimize);
+	KT_CASE("roundtrip-1.6 kind bytes of later kinds", case_kind_bytes);
 	KT_DONE();
 }
