@@ -20,6 +20,18 @@ static int owner_of(ks_mutex_t *m)
 	return atomic_load_explicit(&m->ctl_owner, memory_order_relaxed);
 }
 
+/* The scheduling point an acquire-like call starts with.  After a failed
+ * run there is none: the call passes through without effect (false). */
+static bool point_first(struct ks_lthread *t, const char *site)
+{
+	if (ks__failed()) {
+		ks__failed_point();
+		return false;
+	}
+	ks__point(t, site);
+	return true;
+}
+
 static void mutex_acquire(struct ks_lthread *t, ks_mutex_t *m, const char *site)
 {
 	while (!ks__failed() && owner_of(m) != 0)
@@ -40,12 +52,8 @@ void ks_ctl_mutex_lock(ks_mutex_t *m, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		ks__point(t, site);
+	if (point_first(t, site))
 		mutex_acquire(t, m, site);
-	}
 	ks__leave();
 	ks__tsan_acquire(m);
 }
@@ -55,10 +63,7 @@ bool ks_ctl_mutex_trylock(ks_mutex_t *m, const char *site)
 	struct ks_lthread *t = ks__enter_self();
 	bool ok = true;
 
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		ks__point(t, site);
+	if (point_first(t, site)) {
 		ok = !ks__failed() && owner_of(m) == 0;
 		if (ok)
 			atomic_store_explicit(&m->ctl_owner, t->id + 1, memory_order_relaxed);
@@ -89,10 +94,7 @@ void ks_ctl_rwlock_rdlock(ks_rwlock_t *l, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		ks__point(t, site);
+	if (point_first(t, site)) {
 		while (!ks__failed() && atomic_load_explicit(&l->ctl_writer, memory_order_relaxed))
 			ks__block(t, KS_W_RWLOCK, l, site);
 		if (!ks__failed())
@@ -112,10 +114,7 @@ void ks_ctl_rwlock_wrlock(ks_rwlock_t *l, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		ks__point(t, site);
+	if (point_first(t, site)) {
 		while (!ks__failed() && rwlock_busy(l))
 			ks__block(t, KS_W_RWLOCK, l, site);
 		if (!ks__failed())
@@ -190,10 +189,7 @@ void ks_ctl_sem_wait(ks_sem_t *s, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		ks__point(t, site);
+	if (point_first(t, site)) {
 		while (!ks__failed() && sem_count(s) == 0)
 			ks__block(t, KS_W_SEM, s, site);
 		if (!ks__failed())
@@ -208,10 +204,7 @@ bool ks_ctl_sem_trywait(ks_sem_t *s, const char *site)
 	struct ks_lthread *t = ks__enter_self();
 	bool ok = true;
 
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		ks__point(t, site);
+	if (point_first(t, site)) {
 		ok = !ks__failed() && sem_count(s) > 0;
 		if (ok)
 			atomic_fetch_sub_explicit(&s->ctl_count, 1, memory_order_relaxed);
@@ -240,10 +233,7 @@ void ks_ctl_point(const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 
-	if (ks__failed())
-		ks__failed_point();
-	else
-		ks__point(t, site);
+	point_first(t, site);
 	ks__leave();
 }
 
