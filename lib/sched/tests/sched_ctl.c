@@ -762,33 +762,26 @@ static void case_splitmix64_known_answers(void)
 	KT_EQ(state, 3 * 0x9e3779b97f4a7c15ull);
 }
 
-/* Optional argument: run only the cases whose name starts with it. */
-static const char *only;
-#define CASE(name, fn)                                                                             \
-	do {                                                                                       \
-		if (!only || strncmp(name, only, strlen(only)) == 0)                               \
-			KT_CASE(name, fn);                                                         \
-	} while (0)
-
 int main(int argc, char **argv)
 {
-	only = argc > 1 ? argv[1] : NULL;
-	CASE("ctl-1.1 rwlock readers share, writer excludes", case_rwlock);
-	CASE("ctl-1.2 semaphore", case_sem);
-	CASE("ctl-1.3 broadcast and nested threads", case_cond_and_nested_threads);
-	CASE("ctl-1.4 virtual time", case_virtual_time);
-	CASE("ctl-1.5 drain does not starve", case_drain);
-	CASE("ctl-1.6 hang", case_hang);
-	CASE("ctl-1.7 deadlock report", case_deadlock_report);
-	CASE("ctl-1.8 replay and divergence", case_replay_and_divergence);
-	CASE("ctl-1.9 determinism", case_determinism);
-	CASE("ctl-1.10 trace text", case_trace_text);
-	CASE("ctl-1.11 misc", case_misc);
-	CASE("ctl-1.12 engines agree", case_engines_agree);
-	CASE("ctl-1.13 thread tag", case_thread_tag);
-	CASE("ctl-1.14 ids of joined threads are reused", case_slot_reuse);
-	CASE("ctl-1.15 a yielding thread goes last", case_yield_goes_last);
-	CASE("ctl-1.16 a slot reused without synchronization", case_slot_reuse_unsynchronized);
-	CASE("ctl-1.17 splitmix64 known answers", case_splitmix64_known_answers);
+	/* optional argument: run only the cases whose name starts with it */
+	kt_only = argc > 1 ? argv[1] : NULL;
+	KT_CASE("ctl-1.1 rwlock readers share, writer excludes", case_rwlock);
+	KT_CASE("ctl-1.2 semaphore", case_sem);
+	KT_CASE("ctl-1.3 broadcast and nested threads", case_cond_and_nested_threads);
+	KT_CASE("ctl-1.4 virtual time", case_virtual_time);
+	KT_CASE("ctl-1.5 drain does not starve", case_drain);
+	KT_CASE("ctl-1.6 hang", case_hang);
+	KT_CASE("ctl-1.7 deadlock report", case_deadlock_report);
+	KT_CASE("ctl-1.8 replay and divergence", case_replay_and_divergence);
+	KT_CASE("ctl-1.9 determinism", case_determinism);
+	KT_CASE("ctl-1.10 trace text", case_trace_text);
+	KT_CASE("ctl-1.11 misc", case_misc);
+	KT_CASE("ctl-1.12 engines agree", case_engines_agree);
+	KT_CASE("ctl-1.13 thread tag", case_thread_tag);
+	KT_CASE("ctl-1.14 ids of joined threads are reused", case_slot_reuse);
+	KT_CASE("ctl-1.15 a yielding thread goes last", case_yield_goes_last);
+	KT_CASE("ctl-1.16 a slot reused without synchronization", case_slot_reuse_unsynchronized);
+	KT_CASE("ctl-1.17 splitmix64 known answers", case_splitmix64_known_answers);
 	KT_DONE();
 }

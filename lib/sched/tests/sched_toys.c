@@ -341,21 +341,14 @@ static void case_fallback_is_serial(void)
 	}
 }
 
-/* Optional argument: run only the cases whose name starts with it. */
-static const char *only;
-#define CASE(name, fn)                                                                             \
-	do {                                                                                       \
-		if (!only || strncmp(name, only, strlen(only)) == 0)                               \
-			KT_CASE(name, fn);                                                         \
-	} while (0)
-
 int main(int argc, char **argv)
 {
-	only = argc > 1 ? argv[1] : NULL;
-	CASE("toys-1.1 lost update", case_lost_update);
-	CASE("toys-1.2 order violation", case_order_violation);
-	CASE("toys-1.3 ABBA deadlock", case_abba);
-	CASE("toys-1.4 missed wakeup", case_missed_wakeup);
-	CASE("toys-1.5 fallback is serial", case_fallback_is_serial);
+	/* optional argument: run only the cases whose name starts with it */
+	kt_only = argc > 1 ? argv[1] : NULL;
+	KT_CASE("toys-1.1 lost update", case_lost_update);
+	KT_CASE("toys-1.2 order violation", case_order_violation);
+	KT_CASE("toys-1.3 ABBA deadlock", case_abba);
+	KT_CASE("toys-1.4 missed wakeup", case_missed_wakeup);
+	KT_CASE("toys-1.5 fallback is serial", case_fallback_is_serial);
 	KT_DONE();
 }
