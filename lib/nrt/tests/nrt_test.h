@@ -136,4 +136,15 @@ static inline void nt_init(void)
 	KT_EQ(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""), NRT_SUCCESS);
 }
 
+/* The environment nrt_init reads, cleared, so that a test starts from the
+ * defaults (every core visible, synchronous execution, the default core
+ * count) whatever the caller's environment says.  KMGR_FAULT is left to
+ * each test (the ones with fault plans of their own clear it). */
+static inline void nt_env_clear(void)
+{
+	unsetenv("NEURON_RT_VISIBLE_CORES");
+	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
+	unsetenv("KMGR_EMU_NC_COUNT");
+}
+
 #endif /* NRT_TEST_H */

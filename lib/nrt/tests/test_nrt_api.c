@@ -374,9 +374,7 @@ static void load_errors(void)
 
 int main(void)
 {
-	unsetenv("NEURON_RT_VISIBLE_CORES");
-	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	unsetenv("KMGR_EMU_NC_COUNT");
+	nt_env_clear();
 	KT_CASE("api-1 lifecycle", lifecycle);
 	KT_CASE("api-2 env", env);
 	KT_CASE("api-3 status strings", status_str);

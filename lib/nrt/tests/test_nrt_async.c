@@ -163,9 +163,7 @@ static void error_tracker(void)
 
 int main(void)
 {
-	unsetenv("NEURON_RT_VISIBLE_CORES");
-	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	unsetenv("KMGR_EMU_NC_COUNT");
+	nt_env_clear();
 	KT_CASE("async-1 implicit async and the callback", implicit);
 	KT_CASE("async-2 explicit schedule", explicit_schedule);
 	KT_CASE("async-3 error tracker", error_tracker);

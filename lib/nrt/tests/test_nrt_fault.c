@@ -196,9 +196,7 @@ static void queue_full(void)
 
 int main(void)
 {
-	unsetenv("NEURON_RT_VISIBLE_CORES");
-	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	unsetenv("KMGR_EMU_NC_COUNT");
+	nt_env_clear();
 	unsetenv("KMGR_FAULT");
 	g_bytes = nt_model(1, true, 1, in1, 2, out2, &g_len);
 	KT_CASE("fault-1.1 allocation sweep", alloc_sweep);

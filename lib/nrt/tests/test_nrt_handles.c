@@ -171,9 +171,7 @@ static void info_twice(void)
 
 int main(void)
 {
-	unsetenv("NEURON_RT_VISIBLE_CORES");
-	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	unsetenv("KMGR_EMU_NC_COUNT");
+	nt_env_clear();
 	unsetenv("KMGR_FAULT");
 	g_bytes = nt_model(1, false, 1, in1, 1, out1, &g_len);
 	KT_CASE("handle-1.1 stale model handle", after_unload);

@@ -121,9 +121,7 @@ static void explicit_sequence(void)
 
 int main(void)
 {
-	unsetenv("NEURON_RT_VISIBLE_CORES");
-	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	unsetenv("KMGR_EMU_NC_COUNT");
+	nt_env_clear();
 	KT_CASE("leak-1.1 sync", sync_sequence);
 	KT_CASE("leak-1.2 implicit async", implicit_sequence);
 	KT_CASE("leak-1.3 explicit async", explicit_sequence);

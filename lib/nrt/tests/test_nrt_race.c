@@ -114,9 +114,7 @@ static void unload_vs_close_free(void)
 
 int main(void)
 {
-	unsetenv("NEURON_RT_VISIBLE_CORES");
-	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
-	unsetenv("KMGR_EMU_NC_COUNT");
+	nt_env_clear();
 	unsetenv("KMGR_FAULT");
 	g_bytes = nt_model(1, false, 1, in1, 1, out1, &g_len);
 	KT_CASE("race-1.1 nrt_unload vs nrt_close", unload_vs_close);
