@@ -30,7 +30,8 @@ typedef struct emit {
 	FILE *f;
 	const kprog_t *p;
 	const char *name;
-	unsigned nblobs;             /* inline containers */
+	unsigned nblobs; /* inline containers */
+	size_t blob_len[KPROG_MAX_OPS];
 	int op_model[KPROG_MAX_OPS]; /* a LOAD's container: template, or KPROG_NTMPL + blob */
 	bool shared_prelude;
 } emit_t;
@@ -96,13 +97,15 @@ static void collect_models(emit_t *e)
 		snprintf(name, sizeof(name), "blob_%u", e->nblobs);
 		fprintf(e->f, "\n/* the container op %u loads */\n", i);
 		bytes_out(e->f, name, e->p->blob + op->blob_off, op->blob_len);
+		e->blob_len[e->nblobs] = op->blob_len;
 		e->op_model[i] = KPROG_NTMPL + (int)e->nblobs++;
 	}
 	if (!e->nblobs)
 		return;
+	/* the length as a number: an empty container is written {0} */
 	fprintf(e->f, "\nstatic const kh_blob_t blobs[] = {");
 	for (unsigned k = 0; k < e->nblobs; k++)
-		fprintf(e->f, "%s{blob_%u, sizeof(blob_%u)}", k ? ", " : "", k, k);
+		fprintf(e->f, "%s{blob_%u, %zu}", k ? ", " : "", k, e->blob_len[k]);
 	fprintf(e->f, "};\n");
 }
 

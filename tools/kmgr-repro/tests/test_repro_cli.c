@@ -323,6 +323,13 @@ static void t_shared_prelude(void)
 	          NULL);
 	KT_ASSERT(strstr(standalone, "\nint main(void)\n") != NULL);
 	KT_ASSERT(strstr(standalone, "\nconst kh_regression_t kh_test = {") != NULL);
+	/* inline containers keep their length, an empty one too (its array
+	 * is written {0}, so sizeof would say 1) */
+	KT_EQ(RUN("emit-c", KREPRO_SRC_DIR "/corpus/api_seq/s05_inline", "-o", scratch("inl.c")),
+	      0);
+	kt_slurp(scratch("inl.c"), standalone, sizeof(standalone));
+	KT_ASSERT(strstr(standalone, ", {blob_3, 0}};\n") != NULL);
+	KT_ASSERT(strstr(standalone, ".blobs = blobs, .nblobs = 4};\n") != NULL);
 }
 
 /* repro-1.9: a child that refuses its file (exit 2, a usage line, no
