@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* optional, as under libFuzzer: the program targets define it */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 int kfuzz_replay_main(int argc, char **argv);
 
 #ifdef __AFL_FUZZ_TESTCASE_LEN
@@ -16,6 +18,9 @@ __AFL_FUZZ_INIT();
 
 int main(int argc, char **argv)
 {
+	/* before __AFL_INIT: the fork server forks children that have done it */
+	if (LLVMFuzzerInitialize)
+		LLVMFuzzerInitialize(&argc, &argv);
 	if (argc > 1)
 		return kfuzz_replay_main(argc, argv);
 #ifdef __AFL_FUZZ_TESTCASE_LEN

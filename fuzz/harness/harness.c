@@ -895,7 +895,13 @@ static void kh_set_env(const kh_config_t *c)
 	}
 }
 
-static void kh_reset(const kh_config_t *c)
+/* The job flags a run used, cleared at the end of that run, not at the
+ * start of the next: the loop then runs as often as this input had jobs.
+ * Cleared by the next run, its length was the previous input's job count,
+ * so the same input took different edge counts by what ran before it (an
+ * unstable edge to AFL++, a spurious feature to libFuzzer: ctest
+ * cov_stable). */
+static void kh_clear_jobs(void)
 {
 	int64_t jobs = ks_atomic_peek(&H.next_job);
 
@@ -903,6 +909,16 @@ static void kh_reset(const kh_config_t *c)
 		jobs = ks_atomic_peek(&H.job_hw);
 	if (jobs >= KH_MAX_JOBS)
 		jobs = KH_MAX_JOBS - 1;
+	ks_atomic_reset(&H.next_job);
+	ks_atomic_reset(&H.job_hw);
+	for (int64_t j = 0; j <= jobs; j++) {
+		ks_atomic_reset(&H.job_done[j]);
+		ks_atomic_reset(&H.job_ok[j]);
+	}
+}
+
+static void kh_reset(const kh_config_t *c)
+{
 	H.c = c;
 	H.reference = c->reference && c->nthreads == 1;
 	H.faults = c->plan.n > 0;
@@ -913,12 +929,6 @@ static void kh_reset(const kh_config_t *c)
 	ks_atomic_reset(&H.ops_run);
 	ks_atomic_reset(&H.ops_ok);
 	ks_atomic_reset(&H.checked);
-	ks_atomic_reset(&H.next_job);
-	ks_atomic_reset(&H.job_hw);
-	for (int64_t j = 0; j <= jobs; j++) {
-		ks_atomic_reset(&H.job_done[j]);
-		ks_atomic_reset(&H.job_ok[j]);
-	}
 }
 
 /* Before any plan is installed: parsing allocates through kalloc. */
@@ -1025,5 +1035,6 @@ int kh_run(const kh_config_t *c, kh_result_t *r)
 	r->preemptions = res.preemptions;
 	r->trace = res.trace;
 	r->ntrace = res.ntrace;
+	kh_clear_jobs();
 	return rc;
 }

@@ -215,6 +215,8 @@ int kprog_last_trace(char *buf, size_t len);
  * target, kprog_run with the options the environment gives (target.c).
  * Returns 0 (libFuzzer's contract). */
 int kfuzz_run(const uint8_t *data, size_t size, const char *target);
+/* The once-per-process set-up, before the first input (target.c). */
+int kfuzz_initialize(void);
 /* The same for a decoded and shaped program (kmgr-repro's child). */
 int kfuzz_run_program(const kprog_t *p);
 

@@ -7,6 +7,7 @@
  * KMGR_FUZZ_VERBOSE (each op and the library's whole log),
  * KMGR_FUZZ_ASYNC_MIX (explicit SCHEDULE ops in implicit-async runs).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,29 @@ static const kprog_run_opts_t *fuzz_opts(void)
 int kfuzz_run_program(const kprog_t *p)
 {
 	return kprog_run(p, fuzz_opts(), NULL);
+}
+
+/* What a process does once, done before the first input: the options and
+ * the log filter, and every template loaded once (run.c keeps templates
+ * described across runs, so the first program that loads one also parses
+ * it).  The fuzz targets run it as LLVMFuzzerInitialize, which libFuzzer
+ * calls before the first input and the AFL++ driver before __AFL_INIT:
+ * every forked child then starts warm, and an input's first run in a
+ * process takes the same edges as its next (AFL++ counted these once-only
+ * edges as unstable whenever a calibration began in a fresh process). */
+int kfuzz_initialize(void)
+{
+	static kprog_t p;
+	char text[128];
+
+	fuzz_opts();
+	for (unsigned t = 0; t < KPROG_NTMPL; t++) {
+		snprintf(text, sizeof(text),
+		         "t0 load slot=0 tmpl=%u start=-1 count=-1\nt0 unload slot=0\n", t);
+		if (kprog_parse(text, &p, NULL, 0) == 0)
+			kfuzz_run_program(&p);
+	}
+	return 0;
 }
 
 int kfuzz_run(const uint8_t *data, size_t size, const char *target)

@@ -10,3 +10,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	return kfuzz_run(data, size, "api_seq"); /* shaped by prog/shape.c */
 }
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return kfuzz_initialize();
+}

@@ -17,5 +17,8 @@
 #include "prog/prog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* The program targets: kfuzz_initialize (libFuzzer and fuzz/driver/afl.c
+ * call it once, before the first input). */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #endif

@@ -22,19 +22,29 @@ typedef struct dlr_model_set {
 	/* Process-global and never reset (not even by kmgr_destroy): ids are
 	 * never reused in a process.  Written under the write lock. */
 	uint32_t last_nn_id;
+	/* last_nn_id when the table was allocated (cap 0 -> 16): ids hash
+	 * relative to it, so the table's layout, its probe sequences and the
+	 * order kmgr_get_nns finds ids in depend only on the loads since
+	 * kmgr_init, not on how many models the process loaded before.  With
+	 * absolute ids the same program took other probe and sort paths on
+	 * every run in one process (a persistent fuzzer's "unstable" edges). */
+	uint32_t id_base;
 } dlr_model_set_t;
 
 static dlr_model_set_t dlr_model_set = {.lock = KS_RWLOCK_INITIALIZER};
 
 static uint32_t slot_of(uint32_t id, uint32_t cap)
 {
-	return (id * 0x9e3779b1u) & (cap - 1);
+	return ((id - dlr_model_set.id_base) * 0x9e3779b1u) & (cap - 1);
 }
 
-/* Under the lock (either mode).  The slot index or cap when absent. */
+/* Under the lock (either mode).  The slot index or cap when absent.  An id
+ * this table never held (0, issued before it, or not yet issued: a stale
+ * or made-up handle) is absent without a probe, whose length would depend
+ * on id_base. */
 static uint32_t set_find(uint32_t id)
 {
-	if (dlr_model_set.cap == 0 || id == 0)
+	if (dlr_model_set.cap == 0 || id <= dlr_model_set.id_base || id > dlr_model_set.last_nn_id)
 		return dlr_model_set.cap;
 	for (uint32_t i = slot_of(id, dlr_model_set.cap);; i = (i + 1) & (dlr_model_set.cap - 1)) {
 		if (dlr_model_set.slots[i].id == id)
@@ -65,6 +75,8 @@ static NRT_STATUS set_reserve(void)
 	slots = kalloc_array(KFAULT_KMGR_REGISTRY, cap, sizeof(*slots));
 	if (!slots)
 		return NRT_RESOURCE;
+	if (dlr_model_set.cap == 0) /* empty: nothing hashed with the old base */
+		dlr_model_set.id_base = dlr_model_set.last_nn_id;
 	for (uint32_t i = 0; i < dlr_model_set.cap; i++)
 		if (dlr_model_set.slots[i].id)
 			set_place(slots, cap, dlr_model_set.slots[i].id,
