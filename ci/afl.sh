@@ -124,7 +124,9 @@ trap 'exit 130' INT TERM
 # afl_stat OUT KEY: KEY of every instance's fuzzer_stats, one value a line.
 # Without its UI afl-fuzz rewrites that file about once a minute: the 10-s
 # status lines repeat a reading until the next one.
-afl_stat() { cat "$1"/*/fuzzer_stats 2>/dev/null | awk -v k="$2" '$1 == k {print $3}'; }
+# Nothing (status 0) before the first instance wrote its file: a fresh
+# checkout has no fuzz-work/ yet, and pipefail would end the script.
+afl_stat() { { cat "$1"/*/fuzzer_stats 2>/dev/null || true; } | awk -v k="$2" '$1 == k {print $3}'; }
 sum() { awk '{s += $1} END {printf "%d\n", s}'; }
 
 crashes=0
