@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/mutant-eval.sh MUTANT.patch [--minutes N] [--target T] [--free-running] [--preset asan|tsan]
-#                   [--no-tsan-coverage] [--keep]
+#                   [--no-tsan-coverage] [--access-points] [--keep]
 # Does the fuzzer find a deliberately broken facade?  Copies the tree to a
 # temp dir, applies the patch there, builds the fuzz target, fuzzes it on
 # one pinned CPU (taskset -c $KMGR_FUZZ_CPU, default 0, as an OSS-Fuzz bot) from the shipped corpus,
@@ -10,16 +10,18 @@
 # --free-running runs the same programs on real threads (the baseline).
 # --no-tsan-coverage (tsan): the old driver, library and runner without
 # coverage counters (-DKMGR_TSAN_FUZZ_COVERAGE=OFF), for before/after.
+# --access-points: KMGR_SCHED_ACCESS_POINTS=1 for the fuzzing and the
+# replays (docs/scheduler.md, "Access points"); the label gets "+ap".
 # One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...
 set -euo pipefail
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 bad() { echo "mutant-eval: $* (see --help)" >&2; exit 2; }
 case "${1:-}" in -h | --help) usage; exit 0 ;; -*) bad "unknown option $1" ;; esac
 [ $# -ge 1 ] || bad "want MUTANT.patch"
 [ -f "$1" ] || bad "no such patch $1"
 patch_file=$(realpath "$1"); shift
-minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0} cov=on
+minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0} cov=on ap=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--minutes | --target | --preset) [ $# -ge 2 ] || bad "$1 needs a value" ;;&
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
 	--free-running) backend=free; shift ;;
 	--preset) preset=$2; shift 2 ;;
 	--no-tsan-coverage) cov=off; shift ;;
+	--access-points) ap=1; shift ;;
 	--keep) keep=1; shift ;;
 	*) bad "unknown option $1" ;;
 	esac
@@ -81,6 +84,14 @@ lf_opts=()
 [ "$cov" = on ] || lf_opts=(-keep_seed=1 -cross_over_uniform_dist=1)
 label=$preset
 [ "$cov" = on ] || label=$preset-nocov
+# access points: set or cleared explicitly, so that the caller's
+# environment cannot change what the label says
+if [ "$ap" = 1 ]; then
+	export KMGR_SCHED_ACCESS_POINTS=1
+	label=$label+ap
+else
+	unset KMGR_SCHED_ACCESS_POINTS
+fi
 # timestamp every libFuzzer line: INITED starts the clock
 set +e
 timeout -s KILL $((minutes * 60 + 120)) taskset -c "$cpu" "$bin" "${lf_opts[@]}" -max_total_time=$((minutes * 60)) -timeout=25 -rss_limit_mb=4096 \

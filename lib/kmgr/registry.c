@@ -167,11 +167,17 @@ dlr_model *db_get_nn_ref_count(H_NN h_nn)
 	return mod;
 }
 
-/* The seed's 0xdc110: no lock, the ref being dropped keeps mod alive. */
+/* The seed's 0xdc110: no lock, the ref being dropped keeps mod alive.
+ * From the subtraction on the caller may no longer touch mod: the access
+ * point after it (opt-in, docs/scheduler.md) lets a draining unload run
+ * and free the model right there, so a read after the release (mutant
+ * fuzz-7) becomes a use after free; the atomic's own point comes before
+ * the subtraction and cannot. */
 void nn_ref_decrement(dlr_model *mod)
 {
 	KMGR_ASSERT(mod != NULL && ks_atomic_peek(&mod->ref_count) > 0, "kmgr/dlr.cpp:0xED");
 	ks_atomic_sub(&mod->ref_count, 1);
+	ks_access_point();
 }
 
 /* The get-and-release shape every metadata accessor follows; 0 on a miss. */

@@ -154,6 +154,8 @@ static int candidates(const struct ks_lthread *self, struct ks_lthread **cand)
 	}
 	if (self->yielding && tstate(self) == KS_T_RUNNABLE)
 		cand[n++] = (struct ks_lthread *)self;
+	if (self->at_access)
+		n = ks__access_sleepers(self, cand, n);
 	return n;
 }
 
@@ -191,6 +193,7 @@ static struct ks_lthread *pick_next(struct ks_lthread *self)
 		divergence(self, cand, n);
 		return NULL;
 	}
+	ks__access_chosen(cand[idx]);
 	if (ks__g.ntrace < KS_CTL_TRACE_MAX)
 		ks__trace[ks__g.ntrace++] = (uint8_t)cand[idx]->id;
 	else

@@ -57,8 +57,9 @@ struct ks_lthread {
 	uint64_t wake_ns;
 	int64_t prio; /* PCT */
 	bool started, joined, has_jb;
-	bool yielding; /* at a ks_yield: the others come first (ctl.c) */
-	jmp_buf jb;    /* where an aborted run unwinds this thread to */
+	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
+	bool at_access; /* at an access point: sleepers are candidates too */
+	jmp_buf jb;     /* where an aborted run unwinds this thread to */
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;
@@ -87,6 +88,7 @@ struct ks_sched {
 	uint32_t pct_nchange;
 	int64_t pct_floor;
 	bool trace_truncated;
+	bool access_points; /* cfg.access_points or KMGR_SCHED_ACCESS_POINTS=1 */
 	size_t ntrace;
 	struct ks_lthread thr[KS_CTL_MAX_THREADS];
 };
@@ -171,5 +173,10 @@ void ks__strat_lower(struct ks_lthread *t);
  * the rest in id order after it), or -1 when a replay diverges. */
 int ks__strat_pick(struct ks_lthread *const *cand, int n, bool self_runnable);
 const char *ks__strat_name(ks_strategy_t s);
+/* Access points (ctl_strategy.c).  At one, the sleeping threads follow
+ * the runnable candidates (in id order after self); a sleeper chosen wakes
+ * there, virtual time advancing to its wake time. */
+int ks__access_sleepers(const struct ks_lthread *self, struct ks_lthread **cand, int n);
+void ks__access_chosen(struct ks_lthread *t);
 
 #endif /* KSCHED_CTL_INT_H */

@@ -7,6 +7,9 @@
  * it.  Index 0 is therefore "no preemption", and it is also the fallback
  * once bytes or trace run out, so every input ends the same way.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "ctl_int.h"
 #include "ksplitmix.h"
 
@@ -31,10 +34,25 @@ static uint32_t pct_depth(void)
 	return d < max ? d : max;
 }
 
+/* KMGR_SCHED_ACCESS_POINTS=1: access points on for every run of the
+ * process.  Read once: a run must not change behaviour mid-process. */
+static bool access_points_env(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *s = getenv("KMGR_SCHED_ACCESS_POINTS");
+
+		on = s && strcmp(s, "1") == 0;
+	}
+	return on;
+}
+
 void ks__strat_init(void)
 {
 	uint64_t k = ks__g.cfg.pct_k_hint ? ks__g.cfg.pct_k_hint : 1000;
 
+	ks__g.access_points = ks__g.cfg.access_points || access_points_env();
 	if (ks__g.cfg.strategy != KS_STRAT_PCT)
 		return;
 	ks__g.rng = ks__g.cfg.seed;
@@ -126,4 +144,54 @@ int ks__strat_pick(struct ks_lthread *const *cand, int n, bool self_runnable)
 	default:
 		return pick_bytes(n);
 	}
+}
+
+/* ---- access points ---------------------------------------------------- */
+
+/* Off: no step, no decision, so a run is exactly what it was without the
+ * call (corpora recorded without access points replay unchanged). */
+void ks_ctl_access_point(const char *site)
+{
+	struct ks_lthread *t = ks__enter_self();
+
+	if (!ks__g.access_points) {
+		ks__leave();
+		return;
+	}
+	if (ks__failed()) {
+		ks__failed_point();
+	} else {
+		t->at_access = true;
+		ks__point(t, site);
+		t->at_access = false;
+	}
+	ks__leave();
+}
+
+/* A sleeping thread is not runnable while anyone else is (virtual time),
+ * so a drain that polls with usleep never probes inside another thread's
+ * window.  At an access point real time may have passed: the sleepers are
+ * candidates too, after the runnable ones. */
+int ks__access_sleepers(const struct ks_lthread *self, struct ks_lthread **cand, int n)
+{
+	int j = self->id;
+
+	for (int i = 0; i < ks__g.nthreads; i++, j++) {
+		if (j >= ks__g.nthreads)
+			j -= ks__g.nthreads;
+		if (atomic_load_explicit(&ks__g.thr[j].state, memory_order_relaxed) ==
+		    KS_T_SLEEPING)
+			cand[n++] = &ks__g.thr[j];
+	}
+	return n;
+}
+
+/* A sleeper chosen at an access point: its sleep ends now. */
+void ks__access_chosen(struct ks_lthread *t)
+{
+	if (atomic_load_explicit(&t->state, memory_order_relaxed) != KS_T_SLEEPING)
+		return;
+	if (t->wake_ns > atomic_load_explicit(&ks__g.vtime, memory_order_relaxed))
+		atomic_store_explicit(&ks__g.vtime, t->wake_ns, memory_order_relaxed);
+	atomic_store_explicit(&t->state, KS_T_RUNNABLE, memory_order_relaxed);
 }

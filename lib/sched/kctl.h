@@ -73,6 +73,12 @@ typedef struct ks_ctl_config {
 	const uint8_t *trace; /* KS_STRAT_REPLAY: a recorded trace (ks_ctl_result_t) */
 	size_t ntrace;
 	uint64_t max_steps; /* the hang bound; 0 = default (1,000,000) */
+	/* ks_access_point() is a scheduling point (docs/scheduler.md, "Access
+	 * points"); also on for every run of a process with
+	 * KMGR_SCHED_ACCESS_POINTS=1 in the environment.  Off by default: it
+	 * adds steps and decisions, so schedules recorded without it replay
+	 * differently with it. */
+	bool access_points;
 	ks_ctl_failure_fn on_failure;
 	void *failure_ctx;
 } ks_ctl_config_t;

@@ -403,6 +403,31 @@ static inline void ks_point_at(const char *site)
 		ks_ctl_point(site);
 }
 
+/*
+ * An access point: a scheduling point at a plain access to a shared object,
+ * opt-in (docs/scheduler.md, "Access points").  The ordinary points sit at
+ * synchronization calls only, so a window that lies between a release and
+ * a later plain read (a reference dropped before the last read of the
+ * object) can never be entered by another thread.  With access points on,
+ * a run may switch here, and a thread sleeping in a drain may be chosen as
+ * if its sleep had just ended.  On only under the controlled backend and
+ * only when the run's config asks (ks_ctl_config_t.access_points, or
+ * KMGR_SCHED_ACCESS_POINTS=1 in the environment); otherwise no step, no
+ * decision, so schedules and corpora are unchanged.  Nothing at all in the
+ * production-only build.
+ */
+void ks_ctl_access_point(const char *site);
+
+static inline void ks_access_point_at(const char *site)
+{
+#if defined(KSCHED_PRODUCTION_ONLY)
+	(void)site;
+#else
+	if (ks_controlled())
+		ks_ctl_access_point(site);
+#endif
+}
+
 /* One pointer a thread sets to recognise itself later (e.g. "the worker
  * running on this thread"): thread-local in production, kept per logical
  * thread under the controlled backend (whose fibers share a real thread). */
@@ -446,6 +471,7 @@ uint64_t ks_spin_wait_zero_at(ks_atomic_t *ctr, uint64_t sleep_us, uint64_t warn
 #define ks_usleep(us)                      ks_usleep_at((us), KS_SITE)
 #define ks_yield()                         ks_yield_at(KS_SITE)
 #define ks_point()                         ks_point_at(KS_SITE)
+#define ks_access_point()                  ks_access_point_at(KS_SITE)
 #define ks_thread_create(t, name, fn, arg) ks_thread_create_at((t), (name), (fn), (arg), KS_SITE)
 #define ks_thread_join(t, ret)             ks_thread_join_at((t), (ret), KS_SITE)
 #define ks_spin_wait_zero(ctr, us, every, warn, ctx)                                               \
