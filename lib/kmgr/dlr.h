@@ -111,6 +111,16 @@ dlr_model *dlr_model_set_erase(H_NN h_nn);
 /* Free the map itself (kmgr_destroy, registry empty). */
 void dlr_model_set_release(void);
 uint32_t dlr_model_set_min_id(void);
+/* db_get_nn_ref_count as every entry point uses it: on a miss the seed's
+ * error line, "Failed to find model: <id>", and NULL. */
+static inline dlr_model *kmgr_find_nn(H_NN h_nn)
+{
+	dlr_model *mod = db_get_nn_ref_count(h_nn);
+
+	if (!mod)
+		klog_error("Failed to find model: %u", h_nn.id);
+	return mod;
+}
 
 /* ---- init.c ---- */
 /* The seed's async_exec_workers: NULL in sync mode; set by kmgr_init. */

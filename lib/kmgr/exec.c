@@ -107,13 +107,11 @@ static NRT_STATUS exec_async(dlr_model *mod, const nrt_tensor_set_t *in, nrt_ten
 NRT_STATUS kmgr_exec(H_NN h_nn, const nrt_tensor_set_t *in, nrt_tensor_set_t *out,
                      uint64_t tracking_id)
 {
-	dlr_model *mod = db_get_nn_ref_count(h_nn);
+	dlr_model *mod = kmgr_find_nn(h_nn);
 	NRT_STATUS rc;
 
-	if (!mod) {
-		klog_error("Failed to find model: %u", h_nn.id);
+	if (!mod)
 		return NRT_INVALID_HANDLE;
-	}
 	klog_debug("Executing NN: %u, tracking id %lu", h_nn.id, (unsigned long)tracking_id);
 	if (async_exec_workers)
 		rc = exec_async(mod, in, out, tracking_id);

@@ -77,12 +77,10 @@ bool kmgr_is_initialized(void)
 
 NRT_STATUS kmgr_set_profiling(H_NN h_nn, bool enable)
 {
-	dlr_model *mod = db_get_nn_ref_count(h_nn);
+	dlr_model *mod = kmgr_find_nn(h_nn);
 
-	if (!mod) {
-		klog_error("Failed to find model: %u", h_nn.id);
+	if (!mod)
 		return NRT_INVALID_HANDLE;
-	}
 	ks_atomic_store(&mod->is_profiling, enable ? 1 : 0);
 	nn_ref_decrement(mod);
 	return NRT_SUCCESS;
@@ -90,12 +88,10 @@ NRT_STATUS kmgr_set_profiling(H_NN h_nn, bool enable)
 
 NRT_STATUS kmgr_set_mac_count(H_NN h_nn, uint64_t mac_count)
 {
-	dlr_model *mod = db_get_nn_ref_count(h_nn);
+	dlr_model *mod = kmgr_find_nn(h_nn);
 
-	if (!mod) {
-		klog_error("Failed to find model: %u", h_nn.id);
+	if (!mod)
 		return NRT_INVALID_HANDLE;
-	}
 	ks_atomic_store(&mod->mac_count, (int64_t)mac_count);
 	nn_ref_decrement(mod);
 	return NRT_SUCCESS;

@@ -8,22 +8,13 @@
 
 #include "dlr.h"
 
-static dlr_model *resolve(H_NN h_nn)
-{
-	dlr_model *mod = db_get_nn_ref_count(h_nn);
-
-	if (!mod)
-		klog_error("Failed to find model: %u", h_nn.id);
-	return mod;
-}
-
 NRT_STATUS kmgr_get_io_tensor_count(H_NN h_nn, uint32_t *in_count, uint32_t *out_count)
 {
 	dlr_model *mod;
 
 	if (!in_count || !out_count)
 		return NRT_INVALID;
-	mod = resolve(h_nn);
+	mod = kmgr_find_nn(h_nn);
 	if (!mod)
 		return NRT_INVALID_HANDLE;
 	*in_count = mod->input_info.count;
@@ -64,7 +55,7 @@ NRT_STATUS kmgr_get_io_tensor_info(H_NN h_nn, bool is_input, uint32_t index,
 
 	if (!name || !size || !dtype || !ndim || !shape)
 		return NRT_INVALID;
-	mod = resolve(h_nn);
+	mod = kmgr_find_nn(h_nn);
 	if (!mod)
 		return NRT_INVALID_HANDLE;
 	map = is_input ? &mod->input_info : &mod->output_info;
@@ -93,7 +84,7 @@ NRT_STATUS kmgr_is_valid_ifmap(H_NN h_nn, const char *name, bool *valid)
 
 	if (!valid)
 		return NRT_INVALID;
-	mod = resolve(h_nn);
+	mod = kmgr_find_nn(h_nn);
 	if (!mod)
 		return NRT_INVALID_HANDLE;
 	if (!name) {
@@ -113,7 +104,7 @@ NRT_STATUS kmgr_get_ifmap_count(H_NN h_nn, uint32_t *count)
 
 	if (!count)
 		return NRT_INVALID;
-	mod = resolve(h_nn);
+	mod = kmgr_find_nn(h_nn);
 	if (!mod)
 		return NRT_INVALID_HANDLE;
 	*count = mod->input_info.count;
@@ -127,7 +118,7 @@ NRT_STATUS kmgr_get_nc_info(H_NN h_nn, uint32_t *start_nc, uint32_t *nc_count)
 
 	if (!start_nc || !nc_count)
 		return NRT_INVALID;
-	mod = resolve(h_nn);
+	mod = kmgr_find_nn(h_nn);
 	if (!mod)
 		return NRT_INVALID_HANDLE;
 	*start_nc = mod->vcore->vtpb_idx;

@@ -43,11 +43,9 @@ NRT_STATUS kmgr_tpb_xu_schedule(uint32_t vtpb_idx, H_NN h_nn, const nrt_tensor_s
 
 	if (!exec_ret || !seq)
 		return NRT_INVALID;
-	mod = db_get_nn_ref_count(h_nn);
-	if (!mod) {
-		klog_error("Failed to find model: %u", h_nn.id);
+	mod = kmgr_find_nn(h_nn);
+	if (!mod)
 		return NRT_INVALID_HANDLE;
-	}
 	rc = schedule(mod, vtpb_idx, in, out, exec_ret, seq);
 	nn_ref_decrement(mod);
 	return rc;

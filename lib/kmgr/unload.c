@@ -74,11 +74,9 @@ NRT_STATUS kmgr_unload_nn(H_NN h_nn)
 	NRT_STATUS rc;
 
 	klog_info("Unloading %u", h_nn.id);
-	mod = db_get_nn_ref_count(h_nn);
-	if (!mod) {
-		klog_error("Failed to find model: %u", h_nn.id);
+	mod = kmgr_find_nn(h_nn);
+	if (!mod)
 		return NRT_INVALID_HANDLE;
-	}
 	rc = unload_guards(mod, h_nn);
 	nn_ref_decrement(mod);
 	if (rc)
