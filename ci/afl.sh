@@ -156,9 +156,15 @@ for t in "${tlist[@]}"; do
 		[ "$alive" -gt 0 ] || break
 		# one-second naps: a signal to this script is handled within one
 		for _ in 1 2 3 4 5 6 7 8 9 10; do sleep 1; done
+		# execs/s: all instances' executions since the start over the wall
+		# time, "-" until an instance rewrote its stats (afl-fuzz's own
+		# execs_per_sec, written right after its dry run, read tens of
+		# thousands for the first minute)
+		eps=$((($(afl_stat "$out" execs_done | sum) - before) / (SECONDS - start)))
+		[ "$eps" -gt 0 ] || eps=-
 		printf '[afl.sh %s %3ds/%ds] instances %d execs/s %s edges %s corpus %s crashes %s hangs %s\n' \
 			"$t" "$((SECONDS - start))" "$share" "$alive" \
-			"$(afl_stat "$out" execs_per_sec | awk '{s += $1} END {printf "%d", s}')" \
+			"$eps" \
 			"$(afl_stat "$out" edges_found | sort -n | tail -1)" "$(afl_stat "$out" corpus_count | sort -n | tail -1)" \
 			"$(afl_stat "$out" saved_crashes | sum)" "$(afl_stat "$out" saved_hangs | sum)"
 	done
