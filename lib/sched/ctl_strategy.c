@@ -6,6 +6,9 @@
  * current thread first when it can continue, then the others by id after
  * it.  Index 0 is therefore "no preemption", and it is also the fallback
  * once bytes or trace run out, so every input ends the same way.
+ *
+ * Also the opt-in access points (ks_access_point, docs/scheduler.md): at
+ * one, the sleeping threads are candidates after the runnable ones.
  */
 #include <stdlib.h>
 #include <string.h>
