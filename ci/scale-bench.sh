@@ -29,7 +29,26 @@ for b in "$lf" "$afl" "$cl"; do
 done
 . "$root/sanitizers/env.sh"
 work=$(mktemp -d /tmp/scale-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Every afl-fuzz of this run, and so its fork servers and their children,
+# carries KMGR_SCALE_RUN=$run: a CmpLog persistent-mode child is left
+# stopped, reparented to init, even after afl-fuzz -V ends normally (seen:
+# one per run before this), and only its environment still names it (the
+# fork servers call setsid).  reap kills what is left after each AFL++ row.
+run=$$.$RANDOM$RANDOM
+ours() { grep -lzx "KMGR_SCALE_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true; }
+reap() {
+	local left i
+	for i in 1 2 3 4 5; do
+		left=$(ours)
+		[ -n "$left" ] || return 0
+		# shellcheck disable=SC2086
+		kill -KILL $left 2>/dev/null || true
+		sleep 0.2
+	done
+	echo "scale-bench: processes of this run survive: $(ours | paste -sd' ')" >&2
+}
+trap 'reap; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 dict=$root/corpus/$t.dict
 row() { printf '%-10s %-13s %7s %8s %7s %7s %9s\n' "$@"; }
 row engine mode workers exec/s cov corpus stability
@@ -63,13 +82,14 @@ export AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MI
 for n in 1 2; do
 	out=$work/afl-$n
 	if [ "$n" = 1 ]; then
-		afl-fuzz -M main -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 || true
+		KMGR_SCALE_RUN=$run afl-fuzz -M main -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 || true
 	else
-		afl-fuzz -M main -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 &
+		KMGR_SCALE_RUN=$run afl-fuzz -M main -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 &
 		p=$!
-		afl-fuzz -S s1 -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-s1.log" 2>&1 || true
+		KMGR_SCALE_RUN=$run afl-fuzz -S s1 -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-s1.log" 2>&1 || true
 		wait "$p" || true
 	fi
+	reap
 	st() { cat "$out"/*/fuzzer_stats 2>/dev/null | awk -v k="$1" '$1 == k {print $3}'; }
 	execs=$(st execs_done | awk '{s += $1} END {printf "%d", s}')
 	row AFL++ "$([ "$n" = 1 ] && echo M+cmplog || echo M+S-cmplog)" "$n" "$((execs / secs))" \
