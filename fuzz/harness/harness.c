@@ -552,8 +552,6 @@ void kh_set_profiling(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
 }
 
-/* The cores the model runs on: what its load asked for, and where the
- * harness found it right after the load (a placement never moves). */
 void kh_nc_info(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint32_t start = 0, count = 0;
@@ -565,11 +563,8 @@ void kh_nc_info(unsigned op, unsigned thread, const kh_args_t *a)
 		return;
 	rc = kmgr_get_nc_info((H_NN){c.s.id}, &start, &count);
 	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
-	if (rc == NRT_SUCCESS &&
-	    (!oracle_placement_is(c.s.place, H.c->nc, start, count) || start != c.s.start_nc))
-		oracle_fail("nc-info",
-		            "op %u: model %u runs on cores %u+%u; loaded as %d+%u, found at %u", op,
-		            c.s.id, start, count, c.s.place.start, c.s.place.count, c.s.start_nc);
+	if (rc == NRT_SUCCESS)
+		oracle_check_nc_info(op, c.s.id, c.s.place, H.c->nc, c.s.start_nc, start, count);
 }
 
 /* ---- wrong handles and wrong arguments -------------------------------- */

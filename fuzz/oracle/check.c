@@ -352,6 +352,15 @@ void oracle_check_counts(unsigned op, const oracle_io_t *io, uint32_t n_in, bool
 		            op, n_in, with_out ? n_out : io->n_out, io->n_in, io->n_out);
 }
 
+void oracle_check_nc_info(unsigned op, uint32_t id, oracle_placement_t want, unsigned nc,
+                          uint32_t found_start, uint32_t start, uint32_t count)
+{
+	if (!oracle_placement_is(want, nc, start, count) || start != found_start)
+		oracle_fail("nc-info",
+		            "op %u: model %u runs on cores %u+%u; loaded as %d+%u, found at %u", op,
+		            id, start, count, want.start, want.count, found_start);
+}
+
 /* ---- the model_parse target ------------------------------------------ */
 
 static void parse_once(const uint8_t *data, size_t size)

@@ -112,6 +112,11 @@ void oracle_check_tensor_info(unsigned op, const oracle_io_t *io, uint32_t idx, 
 void oracle_check_ifmap_valid(unsigned op, const char *name, bool valid, bool want);
 void oracle_check_counts(unsigned op, const oracle_io_t *io, uint32_t n_in, bool with_out,
                          uint32_t n_out);
+/* kmgr_get_nc_info's answer (start, count) for model id: the placement
+ * its load asked for on an nc-core device, and the start core the harness
+ * found right after the load (a placement never moves). */
+void oracle_check_nc_info(unsigned op, uint32_t id, oracle_placement_t want, unsigned nc,
+                          uint32_t found_start, uint32_t start, uint32_t count);
 /* The model_parse target: an accepted container re-serializes to exactly
  * its bytes, a failed parse hands out no model, the live kalloc count is
  * unchanged; then the same with the trailing CRC-32 recomputed, so that
