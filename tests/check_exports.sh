@@ -35,7 +35,7 @@ if [ ! -s "$tmp/declared" ]; then
 fi
 
 # Defined dynamic symbols without their version suffix; the version node's
-# own absolute symbol (NRT_0) is not a function.
+# own absolute symbols (NRT_2.0.0, NRT_3.0.0) are not functions.
 "$nm" -D --defined-only "$so" | awk '!($2 == "A" && $3 ~ /^NRT_[0-9]/) { print $3 }' |
 	sed 's/@.*//' | sort -u >"$tmp/exported"
 

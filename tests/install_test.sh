@@ -7,7 +7,9 @@
 # 2. tests/consumer/main.c built with `pkg-config --cflags --libs nrt` and
 #    run; built again by tests/consumer/CMakeLists.txt (find_package(nrt),
 #    nrt::nrt and nrt::nrt_static) and run.
-# 3. tests/check_exports.sh on the installed libnrt.so (and libnrt.a).
+# 3. tests/check_exports.sh on the installed libnrt.so (and libnrt.a); the
+#    vendor's packaging: SONAME libnrt.so.1, nrt_* at version NRT_2.0.0 and
+#    nrta_* at NRT_3.0.0, and the consumers' NEEDED entry is libnrt.so.1.
 # 4. Every installed program starts from the prefix (--help), and the tools
 #    do real work there: kmgr-model makes a model, run_model runs it,
 #    kmgr-repro decodes a corpus input, a stress binary runs a second.
@@ -29,7 +31,7 @@ cd "$work" # nothing below may depend on the build tree as working directory
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for f in include/nrt/nrt.h include/nrt/nrt_async.h include/nrt/nrt_experimental.h \
-	include/nrt/nrt_status.h "$libdir/libnrt.so" "$libdir/libnrt.a" "$libdir/pkgconfig/nrt.pc" \
+	include/nrt/nrt_status.h include/nrt/nrt_version.h "$libdir/libnrt.so" "$libdir/libnrt.so.1" "$libdir/libnrt.a" "$libdir/pkgconfig/nrt.pc" \
 	"$libdir/cmake/nrt/nrtConfig.cmake" "$libdir/cmake/nrt/nrtConfigVersion.cmake"; do
 	[ -e "$prefix/$f" ] || { echo "install_test: $f is not under the prefix" >&2; exit 1; }
 done
@@ -54,6 +56,19 @@ cmake --build consumer-cmake >>consumer-cmake.log
 step "exports"
 bash "$src/tests/check_exports.sh" "$prefix/$libdir/libnrt.so" "$prefix/include/nrt" \
 	${KMGR_CHECK_ARCHIVE:+"$prefix/$libdir/libnrt.a"}
+
+step "packaging"
+so=$prefix/$libdir/libnrt.so
+soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = libnrt.so.1 ] || { echo "install_test: SONAME is '$soname', not libnrt.so.1" >&2; exit 1; }
+needed=$(readelf -d consumer_pc | sed -n 's/.*(NEEDED).*\[\(libnrt[^]]*\)\]/\1/p')
+[ "$needed" = libnrt.so.1 ] || { echo "install_test: consumer needs '$needed', not libnrt.so.1" >&2; exit 1; }
+# objdump -T: ... VERSION NAME; every nrt_ name at NRT_2.0.0, nrta_ at NRT_3.0.0.
+misplaced=$(objdump -T "$so" | awk '$NF ~ /^nrta?_/ {
+	want = ($NF ~ /^nrta_/) ? "NRT_3.0.0" : "NRT_2.0.0"
+	if ($(NF - 1) != want) print $NF " at " $(NF - 1) }')
+[ -z "$misplaced" ] || { echo "install_test: wrong version nodes: $misplaced" >&2; exit 1; }
+echo "SONAME $soname; nrt_* at NRT_2.0.0, nrta_* at NRT_3.0.0"
 
 step "installed programs"
 # Each starts from the prefix: 0 for --help, or 1/2 for a tool that takes

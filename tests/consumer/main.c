@@ -4,13 +4,14 @@
  * it with pkg-config and with find_package(nrt)).  It initializes the
  * runtime, moves bytes host -> device -> host through the public tensor
  * calls and a tensor set, and closes; exit 0 only if every call answered
- * as the API says.
+ * as the API says.  It also reads the version as a vendor client does.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <nrt/nrt.h>
 #include <nrt/nrt_status.h>
+#include <nrt/nrt_version.h>
 
 #define N 64
 
@@ -59,6 +60,31 @@ static int round_trip(void)
 	return rc;
 }
 
+/* nrt_get_version fills a whole record, and refuses one too small for its
+ * numbers (an old client's smaller record is filled as far as it goes). */
+static int version(void)
+{
+	nrt_version_t v;
+	NRT_STATUS st;
+
+	memset(&v, 0xff, sizeof(v));
+	st = nrt_get_version(&v, sizeof(v));
+	if (st != NRT_SUCCESS)
+		return fail("nrt_get_version", st);
+	if (v.rt_major != NRT_MAJOR_VERSION || v.rt_minor != NRT_MINOR_VERSION ||
+	    !memchr(v.rt_detail, 0, sizeof(v.rt_detail)) ||
+	    !memchr(v.git_hash, 0, sizeof(v.git_hash))) {
+		fprintf(stderr, "consumer: nrt_get_version: wrong record\n");
+		return 1;
+	}
+	st = nrt_get_version(&v, sizeof(v.rt_major));
+	if (st != NRT_INVALID)
+		return fail("nrt_get_version with a short record (want NRT_INVALID)", st);
+	printf("consumer: runtime %llu.%llu, %s, %s\n", (unsigned long long)v.rt_major,
+	       (unsigned long long)v.rt_minor, v.rt_detail, v.git_hash);
+	return 0;
+}
+
 int main(void)
 {
 	uint32_t cores = 0;
@@ -67,6 +93,10 @@ int main(void)
 
 	if (st != NRT_SUCCESS)
 		return fail("nrt_init", st);
+	if (version() != 0) {
+		nrt_close();
+		return 1;
+	}
 	st = nrt_get_total_nc_count(&cores);
 	if (st != NRT_SUCCESS || cores == 0) {
 		nrt_close();
