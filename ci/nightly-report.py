@@ -15,7 +15,13 @@ said so on the page, never invented):
                                                    when there is no triage)
   meta.json                                        {"minutes", "commit", "command", ...}
 --history DIR: earlier nights' JSON files (this script's, "kind": "kmgr-nightly"),
-for the trend across nights.  Default outputs: DIR/nightly.html, DIR/nightly.json.
+DIR/<night>/nightly.json and DIR/trend.json, for the trend across nights and to
+tell a new finding from a known one.  --trend FILE keeps every night's totals
+and finding keys in one small JSON; --keep N then removes the night folders
+beside DIR beyond the newest N (their figures stay in the trend).  Each finding
+is replayed --reliability N times with --repro-tool when that tool runs here.
+Default outputs: DIR/nightly.html, DIR/nightly.json.  Every log, crash file,
+coverage page and stress JSON the page names is a link relative to the page.
 Python 3 standard library only.  Exit status: 0 written, 2 bad usage.
 """
 import argparse
@@ -26,9 +32,12 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 KIND = "kmgr-nightly"
+TREND_KIND = "kmgr-nightly-trend"
 TARGETS = ("model_parse", "api_seq", "concurrent", "async", "faults")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
           "#17becf", "#7f7f7f", "#bcbd22")
@@ -244,7 +253,9 @@ def collect_triage(night, tool):
                             "smallest": str(b.get("example") or ""),
                             "size": b.get("example_bytes"), "target": b.get("target"),
                             "dedup_token": b.get("dedup_token"),
-                            "reproduce": b.get("reproduce")})
+                            "reproduce": b.get("reproduce"),
+                            **{k: b[k] for k in ("crash_type", "crash_state", "frames")
+                               if b.get(k)}})
     else:
         p = os.path.join(night, "triage.txt")
         if os.path.exists(p):
@@ -277,26 +288,170 @@ def stress_findings(runs):
     return out
 
 
+SIG_FRAMES = re.compile(r"^(.*?) in (\S.*)$")
+REPRODUCED = re.compile(r"reproduced (\d+)/(\d+)")
+
+
+def crash_state(f):
+    """(crash type, top frames) of a finding: triage's own fields when it
+    gives them, else read off its signature "TYPE in F1 < F2 < F3"."""
+    frames = f.get("frames") or f.get("crash_state")
+    if frames:
+        if isinstance(frames, str):
+            frames = [x.strip() for x in re.split(r"\n|<", frames) if x.strip()]
+        return str(f.get("crash_type") or f["bucket"].split(" in ")[0]), [str(x) for x in frames][:3]
+    m = SIG_FRAMES.match(f["bucket"])
+    if not m or f["source"].startswith("stress"):
+        return f["bucket"], []
+    return m.group(1), [x.strip() for x in m.group(2).split("<")][:3]
+
+
+def finding_key(f):
+    """What makes two nights' findings the same bug: the crash state."""
+    return str(f.get("key") or f.get("dedup_token") or f.get("bucket") or "")
+
+
+def mark_new(findings, trend):
+    """Each finding new, or known since the first night (oldest first in
+    trend) whose finding keys hold its key."""
+    first = {}
+    for n in trend:
+        for k in n.get("finding_keys") or []:
+            first.setdefault(k, n["run"])
+    for f in findings:
+        f["key"] = finding_key(f)
+        f["crash_type"], f["frames"] = crash_state(f)
+        f["first_seen"] = first.get(f["key"])
+        f["new"] = bool(f.get("reproduces")) and f["key"] not in first
+
+
+def runnable(tool):
+    if os.sep in tool:
+        return os.path.isfile(tool) and os.access(tool, os.X_OK)
+    return shutil.which(tool) is not None
+
+
+def measure_reliability(findings, tool, times):
+    """Replays each fuzz finding's smallest file `times` times: "k/N"."""
+    if times <= 0 or not runnable(tool):
+        return
+    for f in findings:
+        path, target = f.get("path"), f.get("target")
+        if f["source"] != "fuzz" or not path or not os.path.isfile(path):
+            continue
+        cmd = [tool, "replay", path, "--times", str(times)] + (["--target", target] if target else [])
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                               timeout=60 + 30 * times)
+        except (OSError, subprocess.TimeoutExpired):
+            f["reliability"] = "timed out"
+            continue
+        m = REPRODUCED.search(r.stdout + r.stderr)
+        f["reliability"] = "%s/%s" % m.groups() if m else "?"
+
+
+def href(path, page_dir):
+    """A link to path relative to the page, None when there is no such file."""
+    if not path or not os.path.exists(path):
+        return None
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(page_dir))
+
+
+def resolve(path, night):
+    """A path as the night wrote it: absolute, or relative to the night."""
+    if not path or os.path.isabs(path) or not os.path.exists(os.path.join(night, path)):
+        return path
+    return os.path.join(night, path)
+
+
+PART_LOGS = {"fuzz": "fuzz.log", "coverage": "coverage.log", "triage": "triage.err",
+             "mutants": "mutants.log", "afl": "afl.log"}
+
+
+def part_log(night, name):
+    """The log ci/nightly.sh wrote for a part (logs/), None if it has none."""
+    if name in PART_LOGS:
+        f = PART_LOGS[name]
+    elif name.startswith("build_"):
+        f = "build-%s.log" % name[6:]
+    elif name.startswith("stress_"):
+        f = "%s.log" % name[7:].replace("_", "-", 1)
+    else:
+        return None
+    p = os.path.join(night, "logs", f)
+    return p if os.path.exists(p) else None
+
+
+def add_links(rep, night, page_dir):
+    for v in rep["fuzz"]["libfuzzer"].values():
+        v["href"] = href(v["log"], page_dir)
+    for f in rep["findings"]:
+        f["path"] = resolve(f.get("smallest"), night)
+        f["href"] = href(f["path"], page_dir)
+    for r in rep["stress"]:
+        r["href"] = href(r["file"], page_dir)
+        b = str(r.get("binary") or "").replace("stress_", "")
+        r["log_href"] = href(os.path.join(night, "logs", "%s-%s.log" % (r["preset"], b)), page_dir)
+    for r in rep.get("coverage") or []:
+        r["href"] = href(os.path.join(rep["coverage_dir"], str(r.get("target")), "html",
+                                      "index.html"), page_dir)
+    rep["part_hrefs"] = {k: href(part_log(night, k), page_dir)
+                         for k in (rep["meta"].get("parts") or {})}
+
+
 def run_id(j):
     """A night's identity: meta's run stamp (several runs a day), else its date."""
     return str(j.get("run") or j.get("date") or "")
 
 
-def collect_history(hdir, this_run):
-    nights = []
-    # DIR/*.json and DIR/<night>/nightly.json: not the nights' other JSON
-    # files (coverage exports run to megabytes)
+def collect_history(hdir, trend_file, this_run):
+    """Earlier nights' totals, oldest first: from their JSON files
+    (DIR/*.json and DIR/<night>/nightly.json, not the nights' other JSON
+    files: coverage exports run to megabytes) and from the trend file,
+    which keeps the nights --keep removed."""
+    nights = {}
     for p in sorted(glob.glob(os.path.join(hdir, "*.json")) +
                     glob.glob(os.path.join(hdir, "*", "nightly.json"))):
         j = load_json(p)
         if isinstance(j, dict) and j.get("kind") == KIND and run_id(j) != this_run:
-            nights.append(j)
-    nights.sort(key=run_id)
-    return nights
+            nights[run_id(j)] = night_totals(j)
+    t = load_json(trend_file) if trend_file else None
+    if isinstance(t, dict) and t.get("kind") == TREND_KIND and isinstance(t.get("nights"), list):
+        for n in t["nights"]:
+            if isinstance(n, dict) and n.get("run") and n["run"] != this_run:
+                nights.setdefault(n["run"], n)
+    return [nights[k] for k in sorted(nights)]
+
+
+def write_trend(path, trend):
+    """The trend file, written whole or not at all."""
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump({"kind": TREND_KIND, "nights": trend}, f, indent=1)
+    os.replace(tmp, path)
+
+
+def prune_nights(hdir, keep, this_night):
+    """Removes the night folders of hdir beyond the newest `keep` (this
+    night counted); only folders holding this script's nightly.json."""
+    folders = []
+    for p in glob.glob(os.path.join(hdir, "*", "nightly.json")):
+        d = os.path.dirname(p)
+        j = load_json(p)
+        if isinstance(j, dict) and j.get("kind") == KIND and \
+                os.path.realpath(d) != os.path.realpath(this_night):
+            folders.append((run_id(j), d))
+    folders.sort()
+    gone = folders[:max(0, len(folders) - (keep - 1))]
+    for _, d in gone:
+        shutil.rmtree(d)
+    return [d for _, d in gone]
 
 
 def night_totals(j):
     return {"date": j.get("date"), "run": run_id(j),
+            "finding_keys": sorted({finding_key(f) for f in j.get("findings", [])
+                                    if f.get("reproduces")}),
             "fuzz": {t: {"exec_s": v["final"].get("exec_s"), "cov": v["final"].get("cov")}
                      for t, v in j.get("fuzz", {}).get("libfuzzer", {}).items()},
             "stress": {"%s/%s" % (r.get("preset"), r.get("binary")): r.get("ops_per_s")
@@ -356,10 +511,14 @@ def svg_frame(w, h, title, xlabel, ylabel, kind, nseries, npoints, body):
                 w // 2, h - 4, html.escape(xlabel), h // 2, h // 2, html.escape(ylabel), body))
 
 
-def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None):
-    """series: [(name, [(x, y), ...])]; xcat: category labels for x = 0..n-1."""
+def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None, logy=False):
+    """series: [(name, [(x, y), ...])]; xcat: category labels for x = 0..n-1;
+    logy: a log10 y axis (figures orders of magnitude apart; y <= 0 dropped)."""
     series = [(n, [(x, y) for x, y in pts if x is not None and y is not None])
               for n, pts in series]
+    if logy:
+        series = [(n, [(x, math.log10(y)) for x, y in pts if y > 0]) for n, pts in series]
+        title += " (log scale)"
     series = [(n, pts) for n, pts in series if pts]
     npts = sum(len(p) for _, p in series)
     if not npts:
@@ -372,8 +531,12 @@ def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None):
     x0, x1 = min(xs), max(xs)
     if x1 == x0:
         x0, x1 = x0 - 1, x1 + 1
-    yt = nice_ticks(min(0, min(ys)), max(ys))
+    if logy:
+        yt = list(range(math.floor(min(ys)), max(math.ceil(max(ys)), math.floor(min(ys)) + 1) + 1))
+    else:
+        yt = nice_ticks(min(0, min(ys)), max(ys))
     y0, y1 = yt[0], yt[-1]
+    yfmt = (lambda v: fmt(10 ** v)) if logy else fmt
 
     def X(x):
         return L + (x - x0) / (x1 - x0) * (w - L - R)
@@ -385,7 +548,7 @@ def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None):
     for v in yt:
         body.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
                     '<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (
-                        L, w - R, Y(v), Y(v), L - 4, Y(v) + 3, fmt(v)))
+                        L, w - R, Y(v), Y(v), L - 4, Y(v) + 3, yfmt(v)))
     if xcat:
         for i, lab in enumerate(xcat):
             body.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle">%s</text>' % (
@@ -409,7 +572,7 @@ def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None):
         ly = 22 + 13 * i
         body.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>'
                     '<text x="%d" y="%d" font-size="10">%s (last %s)</text>' % (
-                        L + 8, ly, col, L + 22, ly + 9, html.escape(name), fmt(pts[-1][1])))
+                        L + 8, ly, col, L + 22, ly + 9, html.escape(name), yfmt(pts[-1][1])))
     return svg_frame(w, h, title, xlabel, ylabel, "line", len(series), npts, "".join(body))
 
 
@@ -490,7 +653,8 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px soli
 padding:3px 6px;text-align:left}th{background:#f0f0f0}td.n{text-align:right}
 code{font-size:11px;background:#f6f6f6;padding:1px 3px;word-break:break-all}
 .grid{display:flex;flex-wrap:wrap;gap:8px}.ok{color:#2a7}.bad{color:#c22;font-weight:bold}
-.note{color:#666;font-size:12px}"""
+.note{color:#666;font-size:12px}td.new{color:#fff;background:#c22;font-weight:bold}
+td.known{color:#666}"""
 
 RENDER_CHECK = """<script>
 // Written by the browser after layout: how many plots drew a non-empty
@@ -516,78 +680,105 @@ def esc(v):
     return html.escape("" if v is None else str(v))
 
 
-def page(rep):
-    h = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
-         '<title>%s</title><style>%s</style></head><body>' % (esc(rep["title"]), CSS),
-         '<meta id="render-check" data-plots-drawn="0" data-marks-drawn="0">',
-         '<h1>%s</h1>' % esc(rep["title"])]
-    meta = rep.get("meta", {})
-    h.append('<p class="note">%s; generated %s%s%s</p>' % (
-        esc(rep["date"]), esc(rep["generated"]),
-        "; %s min per run" % esc(meta["minutes"]) if meta.get("minutes") else "",
-        "; commit %s" % esc(meta["commit"]) if meta.get("commit") else ""))
-    nf = sum(1 for f in rep["findings"] if f.get("reproduces"))
-    bad = [r for r in rep["stress"] if r.get("result") != "SUCCESS"]
-    h.append('<p id="verdict" class="%s">%d finding bucket(s), %d of %d stress run(s) failed</p>'
-             % ("bad" if nf or bad else "ok", nf, len(bad), len(rep["stress"])))
+def link(label, target):
+    """label as a link to target (relative to the page), plain without one."""
+    if not target:
+        return "<code>%s</code>" % esc(label)
+    return '<a href="%s"><code>%s</code></a>' % (esc(target), esc(label))
 
+
+def head_section(rep):
+    meta = rep.get("meta", {})
+    h = ['<h1>%s</h1>' % esc(rep["title"]),
+         '<p class="note">%s; generated %s%s%s</p>' % (
+             esc(rep["date"]), esc(rep["generated"]),
+             "; %s min per run" % esc(meta["minutes"]) if meta.get("minutes") else "",
+             "; commit %s" % esc(meta["commit"]) if meta.get("commit") else "")]
+    nf = sum(1 for f in rep["findings"] if f.get("reproduces"))
+    nn = sum(1 for f in rep["findings"] if f.get("new"))
+    bad = [r for r in rep["stress"] if r.get("result") != "SUCCESS"]
+    h.append('<p id="verdict" class="%s">%d finding bucket(s), %d new tonight; %d of %d stress '
+             'run(s) failed</p>' % ("bad" if nf or bad else "ok", nf, nn, len(bad),
+                                    len(rep["stress"])))
+    if rep.get("pruned"):
+        h.append('<p class="note">pruned %d old night(s) (--keep %d; their figures stay in the '
+                 'trend)</p>' % (len(rep["pruned"]), rep["keep"]))
     parts = meta.get("parts") or {}
     if parts:
-        h.append('<table id="parts"><tr><th>part</th><th>exit</th></tr>%s</table>' % "".join(
-            '<tr><td>%s</td><td class="%s">%s</td></tr>' % (esc(k), "ok" if v == 0 else "bad",
-                                                           esc(v)) for k, v in parts.items()))
+        h.append('<table id="parts"><tr><th>part</th><th>exit</th><th>log</th></tr>%s</table>' %
+                 "".join('<tr><td>%s</td><td class="%s">%s</td><td>%s</td></tr>' % (
+                     esc(k), "ok" if v == 0 else "bad", esc(v),
+                     link("log", rep["part_hrefs"].get(k)) if rep["part_hrefs"].get(k) else "-")
+                     for k, v in parts.items()))
     if meta.get("command"):
         h.append('<p class="note">command: <code>%s</code></p>' % esc(meta["command"]))
+    return h
 
-    # findings
-    h.append('<h2 id="findings-h">Findings by bucket</h2>')
-    if rep["findings"]:
-        h.append('<table id="findings"><tr><th>bucket (signature)</th><th>count</th>'
-                 '<th>source</th><th>smallest</th><th>reproduce</th></tr>')
-        for f in rep["findings"]:
-            h.append('<tr class="finding%s"><td>%s</td><td class="n">%d</td><td>%s</td>'
-                     '<td><code>%s</code></td><td><code>%s</code></td></tr>' % (
-                         "" if f.get("reproduces") else " no-repro", esc(f["bucket"]),
-                         f["count"], esc(f.get("source")), esc(f.get("smallest")),
-                         esc(f.get("reproduce"))))
-        h.append('</table>')
-    else:
-        h.append('<p class="note" id="no-findings">no findings</p>')
 
-    # trend
+def finding_status(f):
+    if not f.get("reproduces"):
+        return '<td class="note">does not reproduce</td>'
+    if f.get("new"):
+        return '<td class="new">new</td>'
+    return '<td class="known">known since %s</td>' % esc(f.get("first_seen"))
+
+
+def findings_section(rep):
+    h = ['<h2 id="findings-h">Findings by bucket</h2>']
+    if not rep["findings"]:
+        return h + ['<p class="note" id="no-findings">no findings</p>']
+    h.append('<table id="findings"><tr><th>status</th><th>crash state</th><th>top frames</th>'
+             '<th>count</th><th>source</th><th>reliability</th><th>smallest</th>'
+             '<th>reproduce</th></tr>')
+    order = sorted(rep["findings"], key=lambda f: (not f.get("new"), not f.get("reproduces")))
+    for f in order:
+        h.append('<tr class="finding%s%s">%s<td>%s</td><td>%s</td><td class="n">%d</td><td>%s</td>'
+                 '<td class="n">%s</td><td>%s</td><td><code>%s</code></td></tr>' % (
+                     "" if f.get("reproduces") else " no-repro", " new" if f.get("new") else "",
+                     finding_status(f), esc(f.get("crash_type")),
+                     "<br>".join(esc(x) for x in f.get("frames") or []) or "-", f["count"],
+                     esc(f.get("source")), esc(f.get("reliability") or "-"),
+                     link(f.get("smallest"), f.get("href")), esc(f.get("reproduce"))))
+    h.append('</table>')
+    return h
+
+
+def trend_section(rep):
     tr = rep["trend"]
-    h.append('<h2 id="trend">Trend across nights (%d night(s))</h2>' % len(tr))
-    if len(tr) >= 2:
-        dates = [str(n["date"])[5:] for n in tr]  # MM-DD
-        if len(set(dates)) < len(dates):  # several runs a day: MM-DD HH:MM
-            dates = [n["run"][5:10] + " " + n["run"][11:13] + ":" + n["run"][13:15]
-                     if len(n["run"]) >= 15 else n["run"][5:] for n in tr]
-        tg = sorted({t for n in tr for t in n["fuzz"]})
-        keys = sorted({k for n in tr for k in n["stress"]})
-        h.append('<div class="grid">')
-        h.append(line_plot("final exec/s per night", [
-            (t, [(i, n["fuzz"].get(t, {}).get("exec_s")) for i, n in enumerate(tr)]) for t in tg],
-            "night", "exec/s", xcat=dates))
-        h.append(line_plot("coverage (cov) per night", [
-            (t, [(i, n["fuzz"].get(t, {}).get("cov")) for i, n in enumerate(tr)]) for t in tg],
-            "night", "cov", xcat=dates))
-        h.append(line_plot("stress ops/s per night", [
-            (k, [(i, n["stress"].get(k)) for i, n in enumerate(tr)]) for k in keys],
-            "night", "ops/s", xcat=dates))
-        h.append(line_plot("finding buckets per night", [
-            ("findings", [(i, n["findings"]) for i, n in enumerate(tr)])],
-            "night", "buckets", xcat=dates))
-        if any(n.get("lines_pct") is not None for n in tr):
-            h.append(line_plot("line coverage of the grown corpus per night", [
-                ("all targets", [(i, n.get("lines_pct")) for i, n in enumerate(tr)])],
-                "night", "% of lines", xcat=dates))
-        h.append('</div>')
-    else:
-        h.append('<p class="note">one night only: give --history DIR with earlier '
-                 'nightly JSON files for a trend</p>')
-    # fuzzing
+    h = ['<h2 id="trend">Trend across nights (%d night(s))</h2>' % len(tr)]
+    if len(tr) < 2:
+        return h + ['<p class="note">one night only: give --history DIR with earlier '
+                    'nightly JSON files for a trend</p>']
+    dates = [str(n["date"])[5:] for n in tr]  # MM-DD
+    if len(set(dates)) < len(dates):  # several runs a day: MM-DD HH:MM
+        dates = [n["run"][5:10] + " " + n["run"][11:13] + ":" + n["run"][13:15]
+                 if len(n["run"]) >= 15 else n["run"][5:] for n in tr]
+    tg = sorted({t for n in tr for t in n["fuzz"]})
+    keys = sorted({k for n in tr for k in n["stress"]})
+    h.append('<div class="grid">')
+    h.append(line_plot("final exec/s per night", [
+        (t, [(i, n["fuzz"].get(t, {}).get("exec_s")) for i, n in enumerate(tr)]) for t in tg],
+        "night", "exec/s", xcat=dates, logy=True))
+    h.append(line_plot("coverage (cov) per night", [
+        (t, [(i, n["fuzz"].get(t, {}).get("cov")) for i, n in enumerate(tr)]) for t in tg],
+        "night", "cov", xcat=dates))
+    h.append(line_plot("stress ops/s per night", [
+        (k, [(i, n["stress"].get(k)) for i, n in enumerate(tr)]) for k in keys],
+        "night", "ops/s", xcat=dates, logy=True))
+    h.append(line_plot("finding buckets per night", [
+        ("findings", [(i, n["findings"]) for i, n in enumerate(tr)])],
+        "night", "buckets", xcat=dates))
+    if any(n.get("lines_pct") is not None for n in tr):
+        h.append(line_plot("line coverage of the grown corpus per night", [
+            ("all targets", [(i, n.get("lines_pct")) for i, n in enumerate(tr)])],
+            "night", "% of lines", xcat=dates))
+    h.append('</div>')
+    return h
+
+
+def fuzz_section(rep):
     lf, afl = rep["fuzz"]["libfuzzer"], rep["fuzz"]["afl"]
-    h.append('<h2 id="fuzz">Fuzzing: exec/s and coverage over time</h2>')
+    h = ['<h2 id="fuzz">Fuzzing: exec/s and coverage over time</h2>']
     if lf:
         h.append('<table id="fuzz-table"><tr><th>target</th><th>exec/s</th><th>cov</th>'
                  '<th>corpus</th><th>execs</th><th>seconds</th><th>log</th></tr>')
@@ -595,9 +786,9 @@ def page(rep):
             f = v["final"]
             h.append('<tr class="fuzz-row"><td>%s</td><td class="n">%s</td><td class="n">%s</td>'
                      '<td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>'
-                     '<td><code>%s</code></td></tr>' % (
+                     '<td>%s</td></tr>' % (
                          esc(t), fmt(f["exec_s"]), fmt(f["cov"]), fmt(f["corpus"]),
-                         fmt(f["execs"]), fmt(f["seconds"]), esc(v["log"])))
+                         fmt(f["execs"]), fmt(f["seconds"]), link(v["log"], v.get("href"))))
         h.append('</table><div class="grid">')
         for t, v in lf.items():
             s = v["series"]
@@ -615,52 +806,69 @@ def page(rep):
         h.append(line_plot("AFL++ edges found", [(k, [(p[0], p[2]) for p in v["series"]])
                                                  for k, v in afl.items()], "seconds", "edges"))
         h.append('</div>')
+    return h
 
+
+def coverage_section(rep):
     cov = rep.get("coverage")
-    if cov:
-        h.append('<h3 id="coverage">Coverage over the grown corpus (ci/coverage.sh)</h3>'
-                 '<table id="coverage-table"><tr><th>target</th><th>inputs</th><th>lines</th>'
-                 '<th>functions</th><th>regions</th><th>branches</th></tr>')
-        for r in cov:
-            h.append('<tr class="coverage-row"><td>%s</td><td class="n">%s</td>%s</tr>' % (
-                esc(r.get("target")), fmt(r.get("inputs")), "".join(
-                    '<td class="n">%.2f%% (%s/%s)</td>' % (
-                        r[k]["percent"], fmt(r[k]["covered"]), fmt(r[k]["count"]))
-                    for k in ("lines", "functions", "regions", "branches"))))
-        h.append('</table><p class="note">per-target HTML, JSON and lcov: <code>%s</code></p>'
-                 % esc(rep.get("coverage_dir")))
+    if not cov:
+        return []
+    h = ['<h3 id="coverage">Coverage over the grown corpus (ci/coverage.sh)</h3>'
+         '<table id="coverage-table"><tr><th>target</th><th>inputs</th><th>lines</th>'
+         '<th>functions</th><th>regions</th><th>branches</th></tr>']
+    for r in cov:
+        h.append('<tr class="coverage-row"><td>%s</td><td class="n">%s</td>%s</tr>' % (
+            link(r.get("target"), r.get("href")), fmt(r.get("inputs")), "".join(
+                '<td class="n">%.2f%% (%s/%s)</td>' % (
+                    r[k]["percent"], fmt(r[k]["covered"]), fmt(r[k]["count"]))
+                for k in ("lines", "functions", "regions", "branches"))))
+    h.append('</table>')
+    return h
 
-    # stress
-    h.append('<h2 id="stress">Stress: throughput and drain latency</h2>')
-    if rep["stress"]:
-        h.append('<table id="stress-table"><tr><th>preset</th><th>binary</th><th>result</th>'
-                 '<th>ops/s</th><th>executions/s</th><th>drain p50 / p99 / max</th>'
-                 '<th>failures / reproduce</th></tr>')
-        for r in rep["stress"]:
-            un = (r.get("latency_ns") or {}).get("unload")
-            dr = " / ".join(ns_label(un[k]) for k in ("p50", "p99", "max")) \
-                if un and un.get("count") else "-"
-            fl = "; ".join(r.get("failures") or []) or "none"
-            h.append('<tr class="stress-row"><td>%s</td><td>%s</td><td class="%s">%s</td>'
-                     '<td class="n">%s</td><td class="n">%s</td><td>%s</td><td>%s%s</td></tr>' % (
-                         esc(r.get("preset")), esc(r.get("binary")),
-                         "ok" if r.get("result") == "SUCCESS" else "bad", esc(r.get("result")),
-                         fmt(r.get("ops_per_s")), fmt(r.get("executions_per_s")), dr, esc(fl),
-                         " <code>%s</code>" % esc(r["command"]) if r.get("command") else ""))
-        h.append('</table><div class="grid">')
-        h.append(bar_plot("stress throughput (ops/s)",
-                          [("%s %s" % (r.get("preset"), str(r.get("binary")).replace(
-                              "stress_", "")), r.get("ops_per_s"))
-                           for r in rep["stress"]], "ops/s"))
-        for r in rep["stress"]:
-            un = (r.get("latency_ns") or {}).get("unload")
-            if un is not None:
-                h.append(hist_plot("%s %s: drain (unload) latency" % (
-                    r.get("preset"), r.get("binary")), un))
-        h.append('</div>')
-    else:
-        h.append('<p class="note">no stress summaries in this night</p>')
 
+def stress_section(rep):
+    h = ['<h2 id="stress">Stress: throughput and drain latency</h2>']
+    if not rep["stress"]:
+        return h + ['<p class="note">no stress summaries in this night</p>']
+    h.append('<table id="stress-table"><tr><th>preset</th><th>binary</th><th>result</th>'
+             '<th>ops/s</th><th>executions/s</th><th>drain p50 / p99 / max</th>'
+             '<th>failures / reproduce</th><th>files</th></tr>')
+    for r in rep["stress"]:
+        un = (r.get("latency_ns") or {}).get("unload")
+        dr = " / ".join(ns_label(un[k]) for k in ("p50", "p99", "max")) \
+            if un and un.get("count") else "-"
+        fl = "; ".join(r.get("failures") or []) or "none"
+        files = " ".join(link(n, r.get(k)) for n, k in (("json", "href"), ("log", "log_href"))
+                         if r.get(k)) or "-"
+        h.append('<tr class="stress-row"><td>%s</td><td>%s</td><td class="%s">%s</td>'
+                 '<td class="n">%s</td><td class="n">%s</td><td>%s</td><td>%s%s</td>'
+                 '<td>%s</td></tr>' % (
+                     esc(r.get("preset")), esc(r.get("binary")),
+                     "ok" if r.get("result") == "SUCCESS" else "bad", esc(r.get("result")),
+                     fmt(r.get("ops_per_s")), fmt(r.get("executions_per_s")), dr, esc(fl),
+                     " <code>%s</code>" % esc(r["command"]) if r.get("command") else "", files))
+    h.append('</table><div class="grid">')
+    # one panel per preset: a sanitizer preset runs orders of magnitude slower
+    for preset in sorted({r.get("preset") for r in rep["stress"]}):
+        h.append(bar_plot("stress throughput, %s (ops/s)" % preset,
+                          [(str(r.get("binary")).replace("stress_", ""), r.get("ops_per_s"))
+                           for r in rep["stress"] if r.get("preset") == preset], "ops/s"))
+    for r in rep["stress"]:
+        un = (r.get("latency_ns") or {}).get("unload")
+        if un is not None:
+            h.append(hist_plot("%s %s: drain (unload) latency" % (
+                r.get("preset"), r.get("binary")), un))
+    h.append('</div>')
+    return h
+
+
+def page(rep):
+    h = ['<!doctype html><html lang="en"><head><meta charset="utf-8">',
+         '<title>%s</title><style>%s</style></head><body>' % (esc(rep["title"]), CSS),
+         '<meta id="render-check" data-plots-drawn="0" data-marks-drawn="0">']
+    for section in (head_section, findings_section, trend_section, fuzz_section,
+                    coverage_section, stress_section):
+        h += section(rep)
     h.append(RENDER_CHECK)
     h.append('</body></html>')
     return "\n".join(h)
@@ -680,7 +888,18 @@ def main(argv):
     ap.add_argument("--repro-tool", default="kmgr-repro",
                     help="the kmgr-repro path used in reproduce commands")
     ap.add_argument("--title", default="kmgr-fuzz nightly")
+    ap.add_argument("--trend", help="the trend file to read and update (every night's totals "
+                    "and finding keys)")
+    ap.add_argument("--keep", type=int, default=0,
+                    help="remove the night folders beside --night (its parent's) beyond the "
+                         "newest N (needs --trend; default 0: keep all)")
+    ap.add_argument("--reliability", type=int, default=10,
+                    help="replay each fuzz finding N times with --repro-tool (0: do not)")
     a = ap.parse_args(argv)
+    if a.keep < 0 or a.reliability < 0:
+        ap.error("--keep and --reliability: a whole number >= 0")
+    if a.keep and not a.trend:
+        ap.error("--keep needs --trend (which keeps the figures of the nights it removes)")
     if not os.path.isdir(a.night):
         ap.error("--night %s: not a directory" % a.night)
     if a.history and not os.path.isdir(a.history):
@@ -702,17 +921,27 @@ def main(argv):
     if isinstance(cj, dict) and isinstance(cj.get("targets"), list):
         rep["coverage"] = cj["targets"]
         rep["coverage_dir"] = os.path.join(a.night, "coverage")
-    hist = collect_history(a.history, rep["run"]) if a.history else []
-    rep["trend"] = [night_totals(j) for j in hist] + [night_totals(rep)]
+    hist = collect_history(a.history, a.trend, rep["run"]) if a.history else []
+    mark_new(findings, hist)
     html_out = a.html or os.path.join(a.night, "nightly.html")
     json_out = a.json or os.path.join(a.night, "nightly.json")
+    add_links(rep, a.night, os.path.dirname(os.path.abspath(html_out)))
+    measure_reliability(findings, a.repro_tool, a.reliability)
+    rep["trend"] = hist + [night_totals(rep)]
+    if a.trend:
+        write_trend(a.trend, rep["trend"])
+    if a.keep:
+        rep["keep"] = a.keep
+        rep["pruned"] = prune_nights(os.path.dirname(os.path.abspath(a.night)), a.keep, a.night)
     with open(json_out, "w") as f:
         json.dump(rep, f, indent=1)
     with open(html_out, "w") as f:
         f.write(page(rep))
     print("nightly-report: %s (%d libFuzzer target(s), %d AFL++ instance(s), %d finding "
-          "bucket(s), %d stress run(s), %d night(s) in the trend) and %s" % (
-              html_out, len(lf), len(afl), len(findings), len(stress), len(rep["trend"]),
+          "bucket(s), %d new, %d stress run(s), %d night(s) in the trend%s) and %s" % (
+              html_out, len(lf), len(afl), len(findings), sum(1 for f in findings if f["new"]),
+              len(stress), len(rep["trend"]),
+              ", %d old night(s) pruned" % len(rep["pruned"]) if rep.get("pruned") else "",
               json_out))
     return 0
 

@@ -11,7 +11,8 @@
 #   ci/nightly.sh [--minutes N] [--out DIR] [--history DIR] [--threads N]
 #                 [--presets "tsan release"] [--binaries "refdrain async churn faults"]
 #                 [--fuzz-preset asan] [--skip-stress] [--skip-fuzz]
-#                 [--skip-coverage] [--skip-mutants] [--afl] [--build-root DIR] [-h|--help]
+#                 [--skip-coverage] [--skip-mutants] [--afl] [--build-root DIR]
+#                 [--keep N] [-h|--help]
 #
 #   --minutes N    per stress run, and ci/fuzz.sh's whole budget (default 10)
 #   --out DIR      default nightly-out/; the night goes to DIR/YYYY-MM-DDTHHMMZ/
@@ -21,6 +22,8 @@
 #   --skip-*       leave a part out (a 2-minute check: --skip-mutants)
 #   --afl          also an AFL++ campaign (ci/afl.sh --minutes N), its plot_data
 #                  and crashes in the report
+#   --keep N       keep the newest N night folders of --out (default 14; 0: all);
+#                  every night's figures and finding keys stay in DIR/trend.json
 #
 # Exit status: 0 every part passed, 1 otherwise (the report is written
 # either way), 2 bad usage.  Builds go to --build-root/<preset> (default
@@ -29,10 +32,10 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 minutes=10 out="$src/nightly-out" history="" threads=4
 presets="tsan release" binaries="refdrain async churn faults" fuzz_preset=asan
-do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0
+do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0 keep=14
 build_root="$src/build"
 args=("$@")
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly.sh: $*" >&2; exit 2; }
 need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--skip-mutants) do_mut=0; shift ;;
 	--afl) do_afl=1; shift ;;
 	--build-root) need "$1" $#; build_root=$2; shift 2 ;;
+	--keep) need "$1" $#; keep=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
@@ -57,6 +61,7 @@ done
 [[ "$minutes" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk "BEGIN { exit !($minutes > 0) }" ||
 	die "--minutes: a number > 0"
 [[ "$threads" =~ ^[0-9]+$ ]] && [ "$threads" -gt 0 ] || die "--threads: a whole number > 0"
+[[ "$keep" =~ ^[0-9]+$ ]] || die "--keep: a whole number (0: keep every night)"
 case "$fuzz_preset" in asan | msan | tsan) ;; *) die "--fuzz-preset: asan, msan or tsan" ;; esac
 for b in $binaries; do
 	[ -f "$src/stress/$b.c" ] || die "--binaries: no stress binary '$b'"
@@ -187,6 +192,7 @@ json.dump({"date": day, "run": run, "minutes": float(minutes), "commit": commit,
            "command": command, "parts": parts}, open(path, "w"), indent=1)
 PY
 python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
+	--trend "$out/trend.json" --keep "$keep" \
 	--repro-tool "$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro" || ok=0
 echo "nightly.sh: report $night/nightly.html ($night/nightly.json)"
 [ "$ok" = 1 ]

@@ -11,18 +11,22 @@
 #                     series or bar (default 1)
 #   --min-findings N  rows in the findings table (default 0)
 #   --min-stress N    rows in the stress table (default 0)
+#   --min-links N     links the page must hold (default 0); every link is
+#                     followed either way
+#   --min-new N       findings marked new (default 0)
 #
 # Checks: the page loads nothing from the network (no http(s) URL in src,
 # href or url()); in the DOM Chromium dumps after layout, the page's own
 # script counted >= N plots whose polylines/bars have a non-empty bounding
 # box (only a browser that laid the SVG out can write that number); the
-# table rows; the screenshot is a PNG of the window's size, mostly not
+# table rows; every link (a relative href: logs, crash files, coverage
+# pages, stress JSON) leads to a file that exists; the screenshot is a PNG of the window's size, mostly not
 # blank, and shows at least 3 of the plot palette's colours.
 # Chromium: $CHROMIUM, else /usr/bin/chromium.  Exit status: 0 checked,
 # 1 a check failed, 2 bad usage, 77 no Chromium (ctest SKIP_RETURN_CODE).
 set -euo pipefail
-page="" png="" min_plots=1 min_findings=0 min_stress=0
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+page="" png="" min_plots=1 min_findings=0 min_stress=0 min_links=0 min_new=0
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "report-check.sh: $*" >&2; exit 2; }
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1: a whole number"; }
 while [ $# -gt 0 ]; do
@@ -31,6 +35,8 @@ while [ $# -gt 0 ]; do
 	--min-plots) [ $# -ge 2 ] || die "--min-plots needs N"; num "$1" "$2"; min_plots=$2; shift 2 ;;
 	--min-findings) [ $# -ge 2 ] || die "--min-findings needs N"; num "$1" "$2"; min_findings=$2; shift 2 ;;
 	--min-stress) [ $# -ge 2 ] || die "--min-stress needs N"; num "$1" "$2"; min_stress=$2; shift 2 ;;
+	--min-links) [ $# -ge 2 ] || die "--min-links needs N"; num "$1" "$2"; min_links=$2; shift 2 ;;
+	--min-new) [ $# -ge 2 ] || die "--min-new needs N"; num "$1" "$2"; min_new=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) die "unknown option '$1' (see --help)" ;;
 	*) [ -z "$page" ] || die "one page only"; page=$1; shift ;;
@@ -74,8 +80,44 @@ count() { { grep -oE "$1" "$tmp/dom.html" || true; } | wc -l; }
 plots=$(count '<svg class="plot"')
 findings=$(count '<tr class="finding[" ]')
 stress=$(count '<tr class="stress-row"')
+new=$(count '<td class="new">new</td>')
 echo "report-check.sh: DOM: $plots plot(s), $drawn drawn by the browser ($marks marks)," \
-	"$findings finding row(s), $stress stress row(s)"
+	"$findings finding row(s) ($new new), $stress stress row(s)"
+[ "$new" -ge "$min_new" ] || bad "$new finding(s) marked new, want >= $min_new"
+# Follow every link of the dumped DOM: it must lead to a file (or a folder)
+# that exists, relative to the page.
+links=$(python3 - "$tmp/dom.html" "$(dirname "$page")" <<'PY'
+import html.parser, os, sys, urllib.parse
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.hrefs = []
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.hrefs += [v for k, v in attrs if k == "href" and v]
+p = P()
+p.feed(open(sys.argv[1], errors="replace").read())
+n = 0
+for h in p.hrefs:
+    if h.startswith("#"):
+        continue
+    u = urllib.parse.urlsplit(h)
+    path = urllib.parse.unquote(u.path)
+    if u.scheme not in ("", "file"):
+        print("report-check.sh: FAIL: link %s is not to a local file" % h, file=sys.stderr)
+        continue
+    full = path if os.path.isabs(path) else os.path.join(sys.argv[2], path)
+    if not os.path.exists(full):
+        print("report-check.sh: FAIL: link %s leads nowhere (%s)" % (h, full), file=sys.stderr)
+        continue
+    n += 1
+print(n, len([h for h in p.hrefs if not h.startswith("#")]))
+PY
+)
+read -r links_ok links_all <<<"$links"
+echo "report-check.sh: links: $links_ok of $links_all lead to a file"
+[ "$links_ok" = "$links_all" ] || bad "$((links_all - links_ok)) broken link(s)"
+[ "$links_all" -ge "$min_links" ] || bad "$links_all link(s), want >= $min_links"
 [ "$drawn" -ge "$min_plots" ] || bad "$drawn plot(s) drawn, want >= $min_plots"
 [ "$drawn" -le "$plots" ] || bad "more plots drawn ($drawn) than in the page ($plots)"
 [ "$findings" -ge "$min_findings" ] || bad "$findings finding row(s), want >= $min_findings"
