@@ -6,12 +6,13 @@
 
 DIR holds what ci/nightly.sh collected (every part optional, a missing one is
 said so on the page, never invented):
-  fuzz/<target>.log or fuzz/**/<target>/fuzz.log   libFuzzer output: the
-      "#N ... cov: X ... exec/s: Y" lines, -fork's "#N: cov: X ... time: Ts" too
+  fuzz/[PRESET/]<target>.log or fuzz/**/<target>/fuzz.log   libFuzzer output:
+      the "#N ... cov: X ... exec/s: Y" lines, -fork's "#N: cov: X ... time: Ts"
+      too; under a preset folder (asan, tsan, msan) named "<target> (PRESET)"
   afl/**/plot_data                                 AFL++ plot data
   stress/*.json                                    the stress binaries' --json
-  triage.json or triage.txt                        kmgr-repro triage over the findings
-  fuzz.json                                        ci/fuzz.sh --json (exec/s; findings
+  triage.json, triage-<P>.json or triage.txt       kmgr-repro triage over the findings
+  fuzz.json, fuzz-<PRESET>.json                    ci/fuzz.sh --json (exec/s; findings
                                                    when there is no triage)
   meta.json                                        {"minutes", "commit", "command", ...}
 --history DIR: earlier nights' JSON files (this script's, "kind": "kmgr-nightly"),
@@ -38,7 +39,8 @@ import sys
 
 KIND = "kmgr-nightly"
 TREND_KIND = "kmgr-nightly-trend"
-TARGETS = ("model_parse", "api_seq", "concurrent", "async", "faults")
+TARGETS = ("model_parse", "api_seq", "concurrent", "async", "faults", "api_nrt")
+PRESETS = ("asan", "tsan", "msan")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
           "#17becf", "#7f7f7f", "#bcbd22")
 MAX_POINTS = 400
@@ -148,6 +150,10 @@ def target_of(path, root):
     return stem if stem not in ("fuzz", "plot_data") else (parts[-2] if len(parts) > 1 else stem)
 
 
+def with_preset(target, preset):
+    return "%s (%s)" % (target, preset) if preset else target
+
+
 def collect_fuzz(night):
     out = {}
     for p in sorted(glob.glob(os.path.join(night, "fuzz", "**", "*.log"), recursive=True)):
@@ -155,7 +161,9 @@ def collect_fuzz(night):
             continue
         r = parse_libfuzzer(p)
         if r:
-            key = target_of(p, os.path.join(night, "fuzz"))
+            first = os.path.relpath(p, os.path.join(night, "fuzz")).split(os.sep)[0]
+            key = with_preset(target_of(p, os.path.join(night, "fuzz")),
+                              first if first in PRESETS else None)
             while key in out:
                 key += "'"
             out[key] = r
@@ -167,8 +175,8 @@ def collect_fuzz(night):
             afl["%s/%s" % (target_of(p, os.path.join(night, "afl")), inst)] = r
     # ci/fuzz.sh --json: its exec/s is the run's own figure (weighted over
     # the restarts after a finding, all workers in fork mode)
-    for t in fuzz_json_targets(night):
-        v = out.get(t.get("target"))
+    for preset, t in fuzz_json_targets(night):
+        v = out.get(with_preset(t.get("target"), preset))
         if v and t.get("exec_per_s") is not None:
             v["final"]["exec_s"] = t["exec_per_s"]
         if v and t.get("corpus") is not None:
@@ -177,17 +185,23 @@ def collect_fuzz(night):
 
 
 def fuzz_json_targets(night):
-    """The per-target records of ci/fuzz.sh --json, [] when absent or odd."""
-    fj = load_json(os.path.join(night, "fuzz.json"))
-    ts = fj.get("targets") if isinstance(fj, dict) else None
-    return [t for t in ts if isinstance(t, dict)] if isinstance(ts, list) else []
+    """(preset or None, record) for each per-target record of ci/fuzz.sh
+    --json (fuzz.json, fuzz-<preset>.json); [] when absent or odd."""
+    out = []
+    for p in sorted(glob.glob(os.path.join(night, "fuzz*.json"))):
+        m = re.fullmatch(r"fuzz(?:-(\w+))?\.json", os.path.basename(p))
+        fj = load_json(p) if m else None
+        ts = fj.get("targets") if isinstance(fj, dict) else None
+        if isinstance(ts, list):
+            out += [(m.group(1), t) for t in ts if isinstance(t, dict)]
+    return out
 
 
 def fuzz_json_findings(night, tool):
     """Findings as ci/fuzz.sh --json saw them (one replay each), grouped by
     signature: the fallback when there is no triage output."""
     groups = {}
-    for t in fuzz_json_targets(night):
+    for _, t in fuzz_json_targets(night):
         for f in t.get("findings") if isinstance(t.get("findings"), list) else []:
             if not isinstance(f, dict):
                 continue
@@ -236,9 +250,13 @@ def collect_triage(night, tool):
     """Buckets from kmgr-repro triage: its --json when there is one, else
     the text lines "COUNT  SIGNATURE  smallest: PATH (N bytes)"."""
     buckets = []
-    j = load_json(os.path.join(night, "triage.json"))
-    if j is not None:
-        items = j.get("buckets", j) if isinstance(j, dict) else j
+    files = sorted(glob.glob(os.path.join(night, "triage.json")) +
+                   glob.glob(os.path.join(night, "triage-*.json")))
+    for path in files:
+        j = load_json(path)
+        m = re.fullmatch(r"triage-(\w+)\.json", os.path.basename(path))
+        source = "fuzz (%s)" % m.group(1) if m else "fuzz"
+        items = (j.get("buckets", j) if isinstance(j, dict) else j) if j is not None else None
         for b in items if isinstance(items, list) else []:
             if not isinstance(b, dict):
                 continue
@@ -253,19 +271,19 @@ def collect_triage(night, tool):
                             "smallest": str(b.get("example") or ""),
                             "size": b.get("example_bytes"), "target": b.get("target"),
                             "dedup_token": b.get("dedup_token"),
-                            "reproduce": b.get("reproduce"),
+                            "reproduce": b.get("reproduce"), "source": source,
                             **{k: b[k] for k in ("crash_type", "crash_state", "frames")
                                if b.get(k)}})
-    else:
+    if not files:
         p = os.path.join(night, "triage.txt")
         if os.path.exists(p):
             for line in open(p, errors="replace"):
                 m = TRIAGE_LINE.match(line)
                 if m:
                     buckets.append({"bucket": m.group(2), "count": int(m.group(1)),
-                                    "smallest": m.group(3), "size": int(m.group(4))})
+                                    "smallest": m.group(3), "size": int(m.group(4)),
+                                    "source": "fuzz"})
     for b in buckets:
-        b["source"] = "fuzz"
         b["reproduces"] = not b["bucket"].startswith("(")
         if not b.get("reproduce"):
             b["reproduce"] = "%s replay %s --times 10" % (tool, b["smallest"])
@@ -331,13 +349,19 @@ def runnable(tool):
     return shutil.which(tool) is not None
 
 
-def measure_reliability(findings, tool, times):
-    """Replays each fuzz finding's smallest file `times` times: "k/N"."""
-    if times <= 0 or not runnable(tool):
+def measure_reliability(findings, default_tool, times):
+    """Replays each fuzz finding's smallest file `times` times: "k/N", with
+    the kmgr-repro its reproduce command names (the preset that found it),
+    else default_tool."""
+    if times <= 0:
         return
     for f in findings:
         path, target = f.get("path"), f.get("target")
-        if f["source"] != "fuzz" or not path or not os.path.isfile(path):
+        if not f["source"].startswith("fuzz") or not path or not os.path.isfile(path):
+            continue
+        words = (f.get("reproduce") or "").split()
+        tool = words[0] if words and runnable(words[0]) else default_tool
+        if not runnable(tool):
             continue
         cmd = [tool, "replay", path, "--times", str(times)] + (["--target", target] if target else [])
         try:
@@ -372,6 +396,10 @@ def part_log(night, name):
     """The log ci/nightly.sh wrote for a part (logs/), None if it has none."""
     if name in PART_LOGS:
         f = PART_LOGS[name]
+    elif name.startswith("fuzz_"):
+        f = "fuzz-%s.log" % name[5:]
+    elif name.startswith("triage_"):
+        f = "triage-%s.err" % name[7:]
     elif name.startswith("build_"):
         f = "build-%s.log" % name[6:]
     elif name.startswith("stress_"):
@@ -465,9 +493,11 @@ def night_totals(j):
 
 def color_of(name, i):
     """A target keeps its colour on every plot of the page."""
-    base = name.split("/")[0].rstrip("'")
+    base = name.split("/")[0].split(" (")[0].rstrip("'")
     if base in TARGETS:
-        return COLORS[TARGETS.index(base)]
+        # a second preset of the same target: the palette's other half
+        other = " (" in name and not name.endswith(" (asan)")
+        return COLORS[(TARGETS.index(base) + (len(TARGETS) if other else 0)) % len(COLORS)]
     return COLORS[(i + len(TARGETS)) % len(COLORS)] if i < len(COLORS) - len(TARGETS) \
         else COLORS[i % len(COLORS)]
 

@@ -10,11 +10,16 @@
 #
 #   ci/nightly.sh [--minutes N] [--out DIR] [--history DIR] [--threads N]
 #                 [--presets "tsan release"] [--binaries "refdrain async churn faults"]
-#                 [--fuzz-preset asan] [--skip-stress] [--skip-fuzz]
+#                 [--fuzz-presets "asan tsan"] [--skip-stress] [--skip-fuzz]
 #                 [--skip-coverage] [--skip-mutants] [--afl] [--build-root DIR]
 #                 [--keep N] [-h|--help]
 #
-#   --minutes N    per stress run, and ci/fuzz.sh's whole budget (default 10)
+#   --minutes N    per stress run, and ci/fuzz.sh's whole budget per fuzz
+#                  preset (default 10)
+#   --fuzz-presets "P..."  ci/fuzz.sh under each (default "asan tsan": TSan
+#                  sees races ASan cannot, and no service runs it); each
+#                  preset's findings are triaged and replayed with its own
+#                  kmgr-repro (--fuzz-preset P: one)
 #   --out DIR      default nightly-out/; the night goes to DIR/YYYY-MM-DDTHHMMZ/
 #                  (nightly.html, nightly.json, stress/, fuzz/, logs/, repro/)
 #   --history DIR  earlier nights' nightly.json files for the trend
@@ -31,11 +36,11 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 minutes=10 out="$src/nightly-out" history="" threads=4
-presets="tsan release" binaries="refdrain async churn faults" fuzz_preset=asan
+presets="tsan release" binaries="refdrain async churn faults" fuzz_presets="asan tsan"
 do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0 keep=14
 build_root="$src/build"
 args=("$@")
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly.sh: $*" >&2; exit 2; }
 need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -46,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--threads) need "$1" $#; threads=$2; shift 2 ;;
 	--presets) need "$1" $#; presets=$2; shift 2 ;;
 	--binaries) need "$1" $#; binaries=$2; shift 2 ;;
-	--fuzz-preset) need "$1" $#; fuzz_preset=$2; shift 2 ;;
+	--fuzz-preset | --fuzz-presets) need "$1" $#; fuzz_presets=$2; shift 2 ;;
 	--skip-stress) do_stress=0; shift ;;
 	--skip-fuzz) do_fuzz=0; shift ;;
 	--skip-coverage) do_cov=0; shift ;;
@@ -62,7 +67,10 @@ done
 	die "--minutes: a number > 0"
 [[ "$threads" =~ ^[0-9]+$ ]] && [ "$threads" -gt 0 ] || die "--threads: a whole number > 0"
 [[ "$keep" =~ ^[0-9]+$ ]] || die "--keep: a whole number (0: keep every night)"
-case "$fuzz_preset" in asan | msan | tsan) ;; *) die "--fuzz-preset: asan, msan or tsan" ;; esac
+[ -n "$fuzz_presets" ] || die "--fuzz-presets: name at least one"
+for p in $fuzz_presets; do
+	case "$p" in asan | msan | tsan) ;; *) die "--fuzz-presets: asan, msan or tsan, not '$p'" ;; esac
+done
 for b in $binaries; do
 	[ -f "$src/stress/$b.c" ] || die "--binaries: no stress binary '$b'"
 done
@@ -115,33 +123,52 @@ if [ "$do_stress" = 1 ]; then
 	done
 fi
 
+# fuzz_preset P MINUTES: ci/fuzz.sh under P; its logs to fuzz/P/, this
+# night's crash files to findings/P/<target>/, triaged with P's kmgr-repro
+# (the sanitizer that found a crash is the one that replays it).
+fuzz_preset() {
+	local p=$1 fmin=$2 rc d t repro fjson=()
+	stamp "ci/fuzz.sh --preset $p --minutes $fmin"
+	"$src/ci/fuzz.sh" --help 2>/dev/null | grep -q -- --json && fjson=(--json "$night/fuzz-$p.json")
+	"$src/ci/fuzz.sh" --preset "$p" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz-$p.log" 2>&1
+	rc=$?
+	tail -n 12 "$night/logs/fuzz-$p.log"
+	part "fuzz_$p" "$rc"
+	mkdir -p "$night/fuzz/$p"
+	for d in "$src/fuzz-work/$p"/*/; do
+		t=$(basename "$d")
+		[ -f "$d/fuzz.log" ] && cp "$d/fuzz.log" "$night/fuzz/$p/$t.log"
+		find "$d/artifacts" -maxdepth 1 -type f -newer "$night/.start" 2>/dev/null |
+			while read -r a; do mkdir -p "$night/findings/$p/$t" && cp "$a" "$night/findings/$p/$t/"; done
+	done
+	[ -d "$night/findings/$p" ] || return 0
+	repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
+	stamp "kmgr-repro ($p) triage $night/findings/$p"
+	cmake --build "$build_root/$p" -j2 --target kmgr-repro >/dev/null 2>&1
+	"$repro" triage "$night/findings/$p" --json >"$night/triage-$p.json" 2>"$night/logs/triage-$p.err"
+	part "triage_$p" $?
+}
+
 if [ "$do_fuzz" = 1 ]; then
 	fmin=$(awk "BEGIN { m = int($minutes + 0.5); print (m < 1 ? 1 : m) }")
-	stamp "ci/fuzz.sh --preset $fuzz_preset --minutes $fmin"
-	fjson=()
-	"$src/ci/fuzz.sh" --help 2>/dev/null | grep -q -- --json && fjson=(--json "$night/fuzz.json")
-	"$src/ci/fuzz.sh" --preset "$fuzz_preset" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz.log" 2>&1
-	rc=$?
-	tail -n 12 "$night/logs/fuzz.log"
-	part fuzz "$rc"
-	work=$src/fuzz-work/$fuzz_preset
-	for d in "$work"/*/; do
-		t=$(basename "$d")
-		[ -f "$d/fuzz.log" ] && cp "$d/fuzz.log" "$night/fuzz/$t.log"
-		find "$d/artifacts" -maxdepth 1 -type f -newer "$night/.start" 2>/dev/null |
-			while read -r a; do mkdir -p "$night/findings/$t" && cp "$a" "$night/findings/$t/"; done
-	done
+	for p in $fuzz_presets; do fuzz_preset "$p" "$fmin"; done
 	if [ "$do_afl" = 1 ] && [ -x "$src/ci/afl.sh" ]; then
 		stamp "ci/afl.sh --minutes $fmin"
 		"$src/ci/afl.sh" --minutes "$fmin" >"$night/logs/afl.log" 2>&1
 		part afl $?
 		tail -n 8 "$night/logs/afl.log"
-		# its crashes join the libFuzzer findings for triage
+		# its crashes: triaged with the first fuzz preset's kmgr-repro
+		p=${fuzz_presets%% *}
 		find "$src/fuzz-work/afl" -path '*/crashes/id:*' -type f -newer "$night/.start" 2>/dev/null |
 			while read -r a; do
 				t=$(echo "${a#"$src/fuzz-work/afl/"}" | cut -d/ -f1)
-				mkdir -p "$night/findings/$t" && cp "$a" "$night/findings/$t/afl-$(basename "$a" | tr ':,' '__')"
+				mkdir -p "$night/findings/afl/$t" && cp "$a" "$night/findings/afl/$t/afl-$(basename "$a" | tr ':,' '__')"
 			done
+		if [ -d "$night/findings/afl" ]; then
+			"$build_root/$p/tools/kmgr-repro/kmgr-repro" triage "$night/findings/afl" --json \
+				>"$night/triage-afl.json" 2>"$night/logs/triage-afl.err"
+			part triage_afl $?
+		fi
 	fi
 	# AFL++ campaigns of this night leave plot_data files (fuzz-work/afl/<t>/out/<instance>/)
 	find "$src/fuzz-work" -path '*afl*' -name plot_data -newer "$night/.start" 2>/dev/null |
@@ -149,17 +176,6 @@ if [ "$do_fuzz" = 1 ]; then
 			rel=${p#"$src/fuzz-work/"}
 			mkdir -p "$night/afl/$(dirname "$rel")" && cp "$p" "$night/afl/$rel"
 		done
-	repro=$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro
-	if [ -d "$night/findings" ]; then
-		stamp "kmgr-repro triage $night/findings"
-		cmake --build "$build_root/$fuzz_preset" -j2 --target kmgr-repro >/dev/null 2>&1
-		if "$repro" triage --help 2>&1 | grep -q -- --json; then
-			"$repro" triage "$night/findings" --json >"$night/triage.json" 2>"$night/logs/triage.err"
-		else
-			"$repro" triage "$night/findings" >"$night/triage.txt" 2>"$night/logs/triage.err"
-		fi
-		part triage $?
-	fi
 fi
 
 if [ "$do_cov" = 1 ]; then
@@ -193,6 +209,6 @@ json.dump({"date": day, "run": run, "minutes": float(minutes), "commit": commit,
 PY
 python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
 	--trend "$out/trend.json" --keep "$keep" \
-	--repro-tool "$build_root/$fuzz_preset/tools/kmgr-repro/kmgr-repro" || ok=0
+	--repro-tool "$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro" || ok=0
 echo "nightly.sh: report $night/nightly.html ($night/nightly.json)"
 [ "$ok" = 1 ]
