@@ -4,18 +4,23 @@
 # the budget (default 10 minutes, all five targets): one afl-fuzz instance
 # per job (--jobs, default: nproc): -M main plus -S secondaries; a CmpLog
 # binary (build/afl-cmplog, KMGR_AFL_CMPLOG=1) on the first secondary, on
-# main when there is only one; corpus/<t>.dict as -x.  Both builds (afl
-# preset, ASan+UBSan, persistent mode) instrument only the code the libFuzzer
-# builds instrument (fuzz/afl-allowlist.txt).  A status line every 10 s;
-# at the end afl-whatsup's summary, afl-plot's graphs in
-# fuzz-work/afl/<t>/plot/, and a table: target, execs/s, edges, stability,
-# corpus, crashes, hangs.  --cmin: afl-cmin over the shipped corpus and
-# every queue; inputs not already in corpus/<t>/ are copied there.
-# Exits 1 when a crash was saved, 2 on bad usage.
+# main when there is only one, run on new finds only; corpus/<t>.dict as -x.
+# Both builds (afl preset, ASan+UBSan, persistent mode) instrument only the
+# code the libFuzzer builds instrument (fuzz/afl-allowlist.txt).  The queue
+# starts from the shipped corpus and the corpora libFuzzer grew
+# (fuzz-work/<preset>/<t>/corpus), and main keeps importing those (-F).
+# A status line every 10 s from each instance's plot_data; at the end
+# afl-whatsup's summary, afl-plot's graphs in fuzz-work/afl/<t>/plot/, and a
+# table: target, execs/s, edges, stability, corpus, crashes, hangs.
+# --cmin: afl-cmin over the shipped corpus and every queue; inputs not
+# already in corpus/<t>/ are copied there and into libFuzzer's corpora, so
+# both engines share one corpus.  Interrupted (INT, TERM, HUP): stops every
+# process it started, prints the summary so far marked "interrupted" and
+# exits 128+signal.  Exits 1 when a crash was saved, 2 on bad usage.
 set -euo pipefail
 
 minutes=10 targets="model_parse,api_seq,concurrent,async,faults" jobs=$(nproc) cmin=0
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 bad() {
 	echo "afl.sh: $*" >&2
 	exit 2
@@ -55,8 +60,14 @@ echo "== afl.sh: building $build and $cmplog"
 [ -f "$build/build.ninja" ] || cmake --preset afl -S "$root" -B "$build" >/dev/null
 [ -f "$cmplog/build.ninja" ] || cmake --preset afl -S "$root" -B "$cmplog" \
 	-DCMAKE_C_COMPILER="$root/ci/afl-cc-cmplog.sh" >/dev/null
-cmake --build "$build" -j2 $tnames
-cmake --build "$cmplog" -j2 $tnames
+# AFL_QUIET: the compiler pass says nothing per file (the CmpLog build
+# printed some 200 lines); the logs keep the rest.
+mkdir -p "$root/fuzz-work/afl/logs"
+for b in "$build" "$cmplog"; do
+	log=$root/fuzz-work/afl/logs/build-$(basename "$b").log
+	AFL_QUIET=1 cmake --build "$b" -j2 $tnames >"$log" 2>&1 ||
+		{ echo "afl.sh: building $b failed; the end of $log:" >&2; tail -n 20 "$log" >&2; exit 1; }
+done
 
 # afl-fuzz wants ASan to abort without symbolizing; the tests' suppressions
 # and checks stay (sanitizers/env.sh).
@@ -93,8 +104,14 @@ ours() {
 # stop_all: SIGTERM to the instances (they write their stats), up to 5 s
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
 # also ends a stopped process), until nothing is.
+listener="" listener_dir=""
 stop_all() {
 	local p left i
+	if [ -n "$listener" ]; then
+		touch "$listener_dir/statsd.stop"
+		wait "$listener" 2>/dev/null || true
+		listener=""
+	fi
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for i in $(seq 50); do
 		left=0
@@ -113,21 +130,82 @@ stop_all() {
 	pids=()
 	[ -z "$(ours)" ] || echo "afl.sh: processes of this run survive: $(ours | paste -sd' ')" >&2
 }
+interrupted=""
 cleanup() {
-	trap '' INT TERM
+	trap '' INT TERM HUP
 	stop_all
+	if [ -n "$interrupted" ]; then
+		echo "== afl.sh summary so far (interrupted by SIG$interrupted; the target running then is" \
+			"not in it, its queue is kept in fuzz-work/afl/)"
+		cat "$summary"
+	fi
 	rm -f "$summary"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'interrupted=INT; exit 130' INT
+trap 'interrupted=TERM; exit 143' TERM
+trap 'interrupted=HUP; exit 129' HUP
 
 # afl_stat OUT KEY: KEY of every instance's fuzzer_stats, one value a line.
-# Without its UI afl-fuzz rewrites that file about once a minute: the 10-s
-# status lines repeat a reading until the next one.
+# Without its UI afl-fuzz rewrites that file about once a minute, so it is
+# read for the final table only.
 # Nothing (status 0) before the first instance wrote its file: a fresh
 # checkout has no fuzz-work/ yet, and pipefail would end the script.
 afl_stat() { { cat "$1"/*/fuzzer_stats 2>/dev/null || true; } | awk -v k="$2" '$1 == k {print $3}'; }
+# Live figures: without its UI afl-fuzz writes fuzzer_stats and plot_data
+# about once a minute, but it sends StatsD metrics every second.
+# statsd_listen DIR: a listener on a free loopback port (written to
+# DIR/statsd.port) that keeps each instance's latest metrics in
+# DIR/live.tsv (instance, metric, value), rewritten whole every second.
+# stop_all asks it to end (DIR/statsd.stop); it carries KMGR_AFL_RUN, so
+# what is left of it is killed with the instances.
+statsd_listen() {
+	rm -f "$1/statsd.stop"
+	listener_dir=$1
+	python3 - "$1" <<'PY' &
+import os, socket, sys, time
+d = sys.argv[1]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+s.settimeout(1)
+open(os.path.join(d, "statsd.port.tmp"), "w").write("%d\n" % s.getsockname()[1])
+os.replace(os.path.join(d, "statsd.port.tmp"), os.path.join(d, "statsd.port"))
+live, parent = {}, os.getppid()
+# ends when afl.sh asks (DIR/statsd.stop) or is gone
+while not os.path.exists(os.path.join(d, "statsd.stop")) and os.getppid() == parent:
+    try:
+        data = s.recv(65536).decode(errors="replace")
+    except socket.timeout:
+        continue
+    # fuzzing.NAME:VALUE|g|#banner:INSTANCE,afl_version:...
+    for m in data.split("\n"):
+        parts = m.split("|")
+        if len(parts) < 3 or ":" not in parts[0] or not parts[2].startswith("#banner:"):
+            continue
+        name, value = parts[0].split(":", 1)
+        live[(parts[2][8:].split(",")[0], name.replace("fuzzing.", ""))] = value
+    with open(os.path.join(d, "live.tsv.tmp"), "w") as f:
+        f.writelines("%s\t%s\t%s\n" % (i, n, v) for (i, n), v in sorted(live.items()))
+    os.replace(os.path.join(d, "live.tsv.tmp"), os.path.join(d, "live.tsv"))
+PY
+	listener=$!
+}
+# afl_live DIR METRIC: METRIC of every instance, one value a line.
+afl_live() { awk -F'\t' -v k="$2" '$2 == k {print $3}' "$1/live.tsv" 2>/dev/null || true; }
 sum() { awk '{s += $1} END {printf "%d\n", s}'; }
+
+# seeds T DIR: the shipped corpus and every corpus libFuzzer grew for T, one
+# copy of each input (by content), none over AFL++'s 1 MB limit.
+seeds() {
+	local f h
+	rm -rf "$2"
+	mkdir -p "$2"
+	for f in "$root/corpus/$1"/* "$root"/fuzz-work/*/"$1"/corpus/*; do
+		[ -f "$f" ] && [ "$(stat -c %s "$f")" -le 1048576 ] || continue
+		h=$(sha1sum <"$f" | cut -c1-40)
+		[ -e "$2/$h" ] || cp "$f" "$2/$h"
+	done
+}
 
 crashes=0
 for t in "${tlist[@]}"; do
@@ -136,17 +214,33 @@ for t in "${tlist[@]}"; do
 	mkdir -p "$out" "$dir/logs"
 	dict=()
 	[ -f "$root/corpus/$t.dict" ] && dict=(-x "$root/corpus/$t.dict")
-	echo "== afl.sh: $t for ${share}s, $jobs instance(s) (out: $out)"
+	seeds "$t" "$dir/seeds"
+	# libFuzzer's corpora, imported by main while it runs (a resumed queue
+	# ignores -i)
+	foreign=()
+	for f in "$root"/fuzz-work/*/"$t"/corpus; do
+		[ -d "$f" ] && [ "$f" != "$root/fuzz-work/afl/$t/corpus" ] && foreign+=(-F "$f")
+	done
+	nseeds=$(find "$dir/seeds" -type f | wc -l)
+	echo "== afl.sh: $t for ${share}s, $jobs instance(s), $nseeds seeds" \
+		"(shipped + libFuzzer's), out: $out"
 	# AFL_AUTORESUME: a resumed instance carries its execs_done on
 	before=$(afl_stat "$out" execs_done | sum)
 	pids=()
+	rm -f "$dir/live.tsv" "$dir/statsd.port"
+	KMGR_AFL_RUN=$run statsd_listen "$dir"
+	for _ in $(seq 50); do [ -s "$dir/statsd.port" ] && break; sleep 0.1; done
+	[ -s "$dir/statsd.port" ] || { echo "afl.sh: the StatsD listener did not start" >&2; exit 1; }
+	export AFL_STATSD=1 AFL_STATSD_TAGS_FLAVOR=dogstatsd AFL_STATSD_PORT=$(cat "$dir/statsd.port")
 	for i in $(seq 0 $((jobs - 1))); do
 		role=(-S "s$i") name=s$i
-		[ "$i" != 0 ] || role=(-M main) name=main
-		cl=()
-		if [ "$i" = 1 ] || [ "$jobs" = 1 ]; then cl=(-c "$cmplog/fuzz/$t"); fi
-		KMGR_AFL_RUN=$run afl-fuzz "${role[@]}" "${cl[@]}" -i "$root/corpus/$t" -o "$out" "${dict[@]}" \
-			-m none -t 5000 -V "$share" -- "$build/fuzz/$t" >"$dir/logs/$name.log" 2>&1 &
+		[ "$i" != 0 ] || role=(-M main "${foreign[@]}") name=main
+		cl=() clenv=()
+		# CmpLog on one instance, and on new finds only: solving compares on
+		# every seed of a grown corpus cost the secondary most of its execs
+		if [ "$i" = 1 ] || [ "$jobs" = 1 ]; then cl=(-c "$cmplog/fuzz/$t") clenv=(AFL_CMPLOG_ONLY_NEW=1); fi
+		env KMGR_AFL_RUN=$run "${clenv[@]}" afl-fuzz "${role[@]}" -T "$name" "${cl[@]}" -i "$dir/seeds" -o "$out" \
+			"${dict[@]}" -m none -t 5000 -V "$share" -- "$build/fuzz/$t" >"$dir/logs/$name.log" 2>&1 &
 		pids+=($!)
 	done
 	start=$SECONDS
@@ -157,16 +251,21 @@ for t in "${tlist[@]}"; do
 		# one-second naps: a signal to this script is handled within one
 		for _ in 1 2 3 4 5 6 7 8 9 10; do sleep 1; done
 		# execs/s: all instances' executions since the start over the wall
-		# time, "-" until an instance rewrote its stats (afl-fuzz's own
-		# execs_per_sec, written right after its dry run, read tens of
-		# thousands for the first minute)
-		eps=$((($(afl_stat "$out" execs_done | sum) - before) / (SECONDS - start)))
+		# time, "-" until an instance wrote its first plot_data row
+		eps=$((($(afl_live "$dir" execs_done | sum) - before) / (SECONDS - start)))
+		if [ -z "$(afl_live "$dir" execs_done)" ]; then
+			# no metrics before main's dry run over the seeds ends
+			printf '[afl.sh %s %3ds/%ds] instances %d calibrating: %d of %d seeds\n' "$t" \
+				"$((SECONDS - start))" "$share" "$alive" \
+				"$(grep -ac 'Attempting dry run' "$dir/logs/main.log" || true)" "$nseeds"
+			continue
+		fi
 		[ "$eps" -gt 0 ] || eps=-
 		printf '[afl.sh %s %3ds/%ds] instances %d execs/s %s edges %s corpus %s crashes %s hangs %s\n' \
 			"$t" "$((SECONDS - start))" "$share" "$alive" \
 			"$eps" \
-			"$(afl_stat "$out" edges_found | sort -n | tail -1)" "$(afl_stat "$out" corpus_count | sort -n | tail -1)" \
-			"$(afl_stat "$out" saved_crashes | sum)" "$(afl_stat "$out" saved_hangs | sum)"
+			"$(afl_live "$dir" edges_found | sort -n | tail -1)" "$(afl_live "$dir" corpus_count | sort -n | tail -1)" \
+			"$(afl_live "$dir" saved_crashes | sum)" "$(afl_live "$dir" saved_hangs | sum)"
 	done
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
@@ -220,7 +319,15 @@ for t in "${tlist[@]}"; do
 			added=$((added + 1))
 		done
 		unset have
-		echo "-- afl-cmin: $(find "$min" -type f | wc -l) inputs keep the coverage; $added new in corpus/$t/"
+		# and libFuzzer's corpora: the next ci/fuzz.sh starts from them
+		lfc=0
+		for c in "$root"/fuzz-work/*/"$t"/corpus; do
+			[ -d "$c" ] || continue
+			cp -n "$min"/* "$c/" 2>/dev/null || true
+			lfc=$((lfc + 1))
+		done
+		echo "-- afl-cmin: $(find "$min" -type f | wc -l) inputs keep the coverage; $added new in" \
+			"corpus/$t/; all of them in $lfc libFuzzer corpus folder(s)"
 	fi
 done
 echo

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ci/scale-bench.sh [--seconds N] [--target T] [--help]
 # BENCHMARKS.md, "Every core": exec/s and coverage of one target with one and
-# with two workers, for libFuzzer (in-process, -fork=1, -fork=2) and AFL++
-# (-M alone, -M + -S), one run after the other in this invocation, each from
+# with two workers, for libFuzzer (in-process, -jobs=2 -workers=2 on one
+# corpus folder, -fork=1, -fork=2) and AFL++ (-M alone, -M + -S; CmpLog on
+# new finds only, as ci/afl.sh runs it), one run after the other in this
+# invocation, each from
 # a fresh copy of corpus/T with the target's dictionary.  Needs the asan
 # build (build/asan) and ci/afl.sh's two builds (build/afl, build/afl-cmplog).
 # Prints one row per run: engine, workers, exec/s (all workers over the wall
@@ -11,7 +13,7 @@ set -euo pipefail
 secs=240 t=api_seq
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--seconds | --target)
 		[ $# -ge 2 ] || { echo "scale-bench: $1 needs a value" >&2; exit 2; }
 		if [ "$1" = --seconds ]; then secs=$2; else t=$2; fi
@@ -53,8 +55,9 @@ dict=$root/corpus/$t.dict
 row() { printf '%-10s %-13s %7s %8s %7s %7s %9s\n' "$@"; }
 row engine mode workers exec/s cov corpus stability
 
-# libFuzzer: in-process, then fork mode with 1 and 2 workers
-for mode in inproc 1 2; do
+# libFuzzer: in-process, two in-process jobs on one corpus folder, then fork
+# mode with 1 and 2 workers
+for mode in inproc jobs2 1 2; do
 	d=$work/lf-$mode
 	mkdir -p "$d/corpus" "$d/art"
 	cp "$root/corpus/$t"/* "$d/corpus/"
@@ -63,13 +66,20 @@ for mode in inproc 1 2; do
 		"$lf" "${args[@]}" -print_final_stats=1 "$d/corpus" >"$d/log" 2>&1 || true
 		eps=$(awk '/stat::average_exec_per_sec/ {print $2}' "$d/log")
 		w=1
+	elif [ "$mode" = jobs2 ]; then
+		# each job writes fuzz-<i>.log in the working folder; exec/s: the sum
+		(cd "$d" && "$lf" "${args[@]}" -print_final_stats=1 -jobs=2 -workers=2 "$d/corpus" \
+			>"$d/log" 2>&1) || true
+		cat "$d"/fuzz-*.log >>"$d/log" 2>/dev/null || true
+		eps=$(awk '/stat::average_exec_per_sec/ {s += $2} END {print s}' "$d"/fuzz-*.log)
+		w=2
 	else
 		"$lf" "${args[@]}" -fork="$mode" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 			"$d/corpus" >"$d/log" 2>&1 || true
 		eps=$(grep -aoE 'exec/s: [0-9]+' "$d/log" | tail -1 | cut -d' ' -f2)
 		w=$mode mode=fork
 	fi
-	cov=$(grep -aoE 'cov: [0-9]+' "$d/log" | tail -1 | cut -d' ' -f2)
+	cov=$(grep -aoE 'cov: [0-9]+' "$d/log" | cut -d' ' -f2 | sort -n | tail -1)
 	row libFuzzer "$mode" "$w" "${eps:-?}" "${cov:-?}" "$(find "$d/corpus" -type f | wc -l)" -
 done
 
@@ -79,6 +89,7 @@ export UBSAN_OPTIONS="$UBSAN_OPTIONS:halt_on_error=1:abort_on_error=1:symbolize=
 export LSAN_OPTIONS="$LSAN_OPTIONS:symbolize=0"
 unset MSAN_OPTIONS TSAN_OPTIONS
 export AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+export AFL_CMPLOG_ONLY_NEW=1
 for n in 1 2; do
 	out=$work/afl-$n
 	if [ "$n" = 1 ]; then
