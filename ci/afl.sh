@@ -18,6 +18,8 @@
 # process it started, prints the summary so far marked "interrupted" and
 # exits 128+signal.  Exits 1 when a crash was saved, 2 on bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/signals.sh"
+kmgr_signals_reset "$0" "$@"
 
 minutes=10 targets="model_parse,api_seq,concurrent,async,faults" jobs=$(nproc) cmin=0
 usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -49,7 +51,9 @@ IFS=, read -r -a tlist <<<"$targets"
 for t in "${tlist[@]}"; do
 	[ -d "$root/corpus/$t" ] || bad "unknown target $t"
 done
-command -v afl-fuzz >/dev/null || { echo "afl.sh: afl-fuzz not found (ci/deps.sh installs afl++)" >&2; exit 1; }
+KMGR_ROOT=$root
+. "$root/ci/lib/toolchain.sh"
+kmgr_toolchain afl.sh
 
 # The two builds: fuzzing binary and CmpLog binary.  No compiler launcher:
 # ccache does not see AFL_LLVM_CMPLOG, the allowlist, or link-time passes.
@@ -57,9 +61,8 @@ build=${KMGR_AFL_BUILD:-$root/build/afl}
 cmplog=${KMGR_AFL_CMPLOG_BUILD:-$root/build/afl-cmplog}
 tnames=$(printf -- '--target fuzz_%s ' "${tlist[@]}")
 echo "== afl.sh: building $build and $cmplog"
-[ -f "$build/build.ninja" ] || cmake --preset afl -S "$root" -B "$build" >/dev/null
-[ -f "$cmplog/build.ninja" ] || cmake --preset afl -S "$root" -B "$cmplog" \
-	-DCMAKE_C_COMPILER="$root/ci/afl-cc-cmplog.sh" >/dev/null
+kmgr_configure afl.sh "$build" --preset afl
+kmgr_configure afl.sh "$cmplog" --preset afl -DCMAKE_C_COMPILER="$root/ci/afl-cc-cmplog.sh"
 # AFL_QUIET: the compiler pass says nothing per file (the CmpLog build
 # printed some 200 lines); the logs keep the rest.
 mkdir -p "$root/fuzz-work/afl/logs"

@@ -97,6 +97,12 @@ for script in "$root"/ci/*.sh; do
 	esac
 done
 
+# Values refused before any work starts (a build, a run), one line each.
+expect_bad "ci/fuzz.sh --json ''" bash "$root/ci/fuzz.sh" --json ''
+expect_bad "ci/fuzz.sh --json DIR" bash "$root/ci/fuzz.sh" --json "$tmp"
+expect_bad "ci/fuzz.sh --targets regressions" bash "$root/ci/fuzz.sh" --targets regressions
+expect_bad "ci/nightly.sh --keep x" bash "$root/ci/nightly.sh" --keep x
+
 if [ $bad -eq 0 ]; then
 	echo "cli-check: $checked invocations follow the convention"
 fi

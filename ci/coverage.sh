@@ -74,13 +74,16 @@ done
 if [ "$no_work" = 0 ] && [ ${#works[@]} -eq 0 ] && [ -d "$root/fuzz-work" ]; then
 	works=("$root/fuzz-work")
 fi
+KMGR_ROOT=$root
+. "$root/ci/lib/toolchain.sh"
+kmgr_toolchain coverage.sh
 profdata=$(command -v llvm-profdata-19 || command -v llvm-profdata || true)
 cov=$(command -v llvm-cov-19 || command -v llvm-cov || true)
 [ -n "$profdata" ] && [ -n "$cov" ] || { echo "coverage.sh: llvm-profdata-19/llvm-cov-19 missing (ci/deps.sh)" >&2; exit 1; }
 out=${out:-$build/report}
 case "$out" in /*) ;; *) out=$PWD/$out ;; esac
 
-[ -f "$build/build.ninja" ] || cmake --preset coverage -S "$root" -B "$build" >/dev/null
+kmgr_configure coverage.sh "$build" --preset coverage
 cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}")
 
 # The folders of target $1: the shipped ones, then every corpus/queue folder

@@ -4,11 +4,14 @@
 # sanitizer runtimes), AFL++, jemalloc, cmake, ninja, clang-format, chromium
 # and fonts-dejavu-core (the nightly report is checked in a real browser).
 # Idempotent: a no-op when everything is present.  Needs root to install.
-#   ci/deps.sh [--help]
+#   ci/deps.sh [--check] [--help]   --check: install nothing; list what is
+#   missing (exit 1) or say nothing (exit 0)
 set -euo pipefail
+check=0
 case "${1:-}" in
 "") ;;
--h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+--check) check=1 ;;
+-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "deps: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac
 
@@ -55,11 +58,15 @@ need_cmd gnuplot gnuplot-nox
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "deps: all present"
+	[ "$check" = 1 ] || echo "deps: all present"
 	exit 0
 fi
 # unique package names
 mapfile -t pkgs < <(printf '%s\n' "${missing[@]}" | sort -u)
+if [ "$check" = 1 ]; then
+	echo "deps: missing ${pkgs[*]}"
+	exit 1
+fi
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing ${pkgs[*]}; run as root (sudo ci/deps.sh) or install them with apt-get" >&2
 	exit 1

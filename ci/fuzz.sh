@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
-# ci/fuzz.sh [--minutes N] [--preset asan|msan|tsan] [--targets a,b] [--jobs N] [--fork] [--json FILE]
-# README command 1.  Builds the preset's fuzz targets if needed, copies each
+# ci/fuzz.sh [--minutes N] [--preset asan|msan|tsan] [--targets a,b] [--jobs N] [--keep-going]
+#            [--json FILE] [--build-only]
+# README command 1.  Checks the toolchain first (ci/deps.sh installs it;
+# without root, one line says so and it exits 2, with no build tree left).
+# Builds the preset's fuzz targets if needed (afresh over the cache of a
+# failed or foreign configure; --build-only stops there), copies each
 # shipped corpus to fuzz-work/<preset>/<target>/corpus and fuzzes every
-# target for its share of the budget.  --jobs N >= 2: libFuzzer's fork mode,
-# N worker processes (-fork=N), each crash, timeout or OOM recorded and the
-# budget continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms).  One job
-# (default): in-process, restarted after a finding for the rest of the
-# budget; --fork forces fork mode with one worker.  Flags come from
+# target for its share of the budget.  --jobs N (default: every core): N
+# in-process libFuzzer workers on one shared corpus folder (each reloads
+# what the others find), each restarted after a finding for the rest of the
+# budget; the figures are their sum.  --keep-going: libFuzzer's fork mode
+# instead (-fork=N), each crash, timeout or OOM recorded and the budget
+# continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is its
+# old name), slower but proof against a target that dies.  Flags come from
 # corpus/<target>.options: its [libfuzzer] section as libFuzzer flags, its
 # [asan], [ubsan], [msan], [tsan], [lsan] sections appended to the matching
-# *_OPTIONS.  A status line every 10 s; then the new coverage is merged back
-# into the work corpus and a table printed: target, exec/s, cov, corpus size,
-# findings, each finding with the command that reproduces it.  --json FILE
-# writes the same as JSON.  Exits 1 when anything was found, 2 on bad usage.
+# *_OPTIONS.  A status line every 10 s with libFuzzer's latest figures (its
+# log is read as it grows); then the new coverage is merged back into the
+# work corpus and a table printed: target, exec/s, cov, corpus size,
+# findings; the findings grouped into buckets by `kmgr-repro triage` (one
+# bug, one bucket), each with a command that replays it 10 times with the
+# preset's own kmgr-repro (built with the targets).  Crash files go to
+# fuzz-work/<preset>/<target>/artifacts/.  --json FILE writes the same as
+# JSON, with the total executions, start and end, preset and commit.
+# Interrupted (INT, TERM, HUP): stops libFuzzer and its workers, writes the
+# summary and JSON so far marked "interrupted", exits 128+signal.
+# Exits 1 when anything was found, 2 on bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/signals.sh"
+kmgr_signals_reset "$0" "$@"
 
-minutes=10 preset=asan targets="model_parse,api_seq,concurrent,async,faults" jobs=1 json="" mode=""
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+minutes=10 preset=asan targets="model_parse,api_seq,concurrent,async,faults" jobs=$(nproc) json="" mode=""
+build_only=0 json_given=0
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 bad() {
 	echo "fuzz.sh: $*" >&2
 	exit 2
@@ -24,7 +40,8 @@ bad() {
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) usage; exit 0 ;;
-	--fork) mode=fork; shift ;;
+	--keep-going | --fork) mode=fork; shift ;;
+	--build-only) build_only=1; shift ;;
 	--minutes | --preset | --targets | --jobs | --json)
 		[ $# -ge 2 ] || bad "$1 needs a value (--help)"
 		case "$1" in
@@ -32,7 +49,7 @@ while [ $# -gt 0 ]; do
 		--preset) preset=$2 ;;
 		--targets) targets=$2 ;;
 		--jobs) jobs=$2 ;;
-		--json) json=$2 ;;
+		--json) json=$2 json_given=1 ;;
 		esac
 		shift 2
 		;;
@@ -42,9 +59,15 @@ done
 case "$preset" in asan | msan | tsan) ;; *) bad "preset must be asan, msan or tsan" ;; esac
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || bad "--minutes N, N >= 1"
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || bad "--jobs N, N >= 1"
-[ "$jobs" = 1 ] || mode=fork
-if [ -n "$json" ]; then
+if [ "$json_given" = 1 ]; then
+	# checked before the build and the run, not after them
+	[ -n "$json" ] || bad "--json: give a file name"
+	[ ! -d "$json" ] || bad "--json $json: is a directory; give a file name"
 	[ -d "$(dirname "$json")" ] || bad "--json: no directory $(dirname "$json")"
+	[ -w "$(dirname "$json")" ] || bad "--json: cannot write in $(dirname "$json")"
+	if [ -e "$json" ] && { [ ! -f "$json" ] || [ ! -w "$json" ]; }; then
+		bad "--json $json: not a writable regular file"
+	fi
 	json=$(cd "$(dirname "$json")" && pwd)/$(basename "$json")
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,7 +82,10 @@ build=${KMGR_FUZZ_BUILD:-$root/build/$preset}
 IFS=, read -r -a tlist <<<"$targets"
 [ ${#tlist[@]} -gt 0 ] || bad "--targets: no target named"
 for t in "${tlist[@]}"; do
-	[ -d "$root/corpus/$t" ] || bad "unknown target $t"
+	# a target is a fuzz/targets/<t>.c with its corpus (corpus/regressions
+	# is a folder of replay inputs, not a target)
+	[ -f "$root/fuzz/targets/$t.c" ] && [ -d "$root/corpus/$t" ] ||
+		bad "unknown target '$t' (targets: $(cd "$root/fuzz/targets" && ls *.c | sed 's/\.c$//' | paste -sd, -))"
 done
 
 # opt_keys FILE SECTION: the "key=value" lines of one [section] of an
@@ -101,9 +127,16 @@ target_flags() {
 	done < <(opt_sections "$f" | sort -u)
 }
 
+KMGR_ROOT=$root
+. "$root/ci/lib/toolchain.sh"
+kmgr_toolchain fuzz.sh
 echo "== fuzz.sh: building preset $preset in $build"
-[ -f "$build/build.ninja" ] || cmake --preset "$preset" -S "$root" -B "$build" >/dev/null
-cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}")
+kmgr_configure fuzz.sh "$build" --preset "$preset"
+# the preset's own kmgr-repro: the reproduce lines run the finding under
+# the sanitizer that found it
+cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}") --target kmgr-repro
+repro_tool=$build/tools/kmgr-repro/kmgr-repro
+[ "$build_only" = 0 ] || { echo "fuzz.sh: built (--build-only)"; exit 0; }
 
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
@@ -113,13 +146,107 @@ mkdir -p "$work"
 # (one per CPU) must not write into each other's table.
 summary=$(mktemp "$work/.summary.XXXXXX")
 records=$(mktemp "$work/.records.XXXXXX")
-fpid=""
+# group_findings: kmgr-repro triage over this run's findings (copies in
+# $scratch/findings/<target>/): one line a bucket, with a file of the
+# bucket and the command that replays it; $scratch/buckets.json for --json.
+group_findings() {
+	[ "$found" -gt 0 ] || return 0
+	if ! "$repro_tool" triage "$scratch/findings" --json >"$scratch/triage.json" \
+		2>"$scratch/triage.err"; then
+		echo "  (kmgr-repro triage failed: $(tail -n 1 "$scratch/triage.err"))" >>"$summary"
+		return 0
+	fi
+	python3 - "$scratch/triage.json" "$scratch/findings" "$work" "$repro_tool" \
+		"$scratch/buckets.json" >>"$summary" <<'PY'
+import json, os, shlex, sys
+tri, copies, work, tool, out = sys.argv[1:]
+buckets = []
+for b in json.load(open(tri)).get("buckets", []):
+    rel = os.path.relpath(b["example"], copies)  # <target>/<file>
+    t = rel.split(os.sep)[0]
+    real = os.path.join(work, t, "artifacts", os.path.basename(rel))
+    buckets.append({"signature": b["signature"], "dedup_token": b.get("dedup_token"),
+                    "count": b["count"], "target": t, "example": real,
+                    "reproduce": "%s replay %s --target %s --times 10" % (tool, shlex.quote(real), t)})
+json.dump(buckets, open(out, "w"), indent=1)
+print("  %d finding(s) in %d bucket(s):" % (sum(b["count"] for b in buckets), len(buckets)))
+for b in buckets:
+    print("  %5d  %s\n         e.g. %s\n         reproduce: %s" % (
+        b["count"], b["signature"], b["example"], b["reproduce"]))
+PY
+}
+
+# write_json: --json's file, whole or not at all: per target its figures
+# and findings, the buckets, the run's total executions, start and end,
+# preset, commit, and whether it was interrupted.
+write_json() {
+	[ -n "$json" ] || return 0
+	python3 - "$records" "$json" "$preset" "$minutes" "$share" "$jobs" "$started" \
+		"$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" "${interrupted:-}" \
+		"$scratch/buckets.json" <<'PY' || { echo "fuzz.sh: writing $json failed" >&2; return 1; }
+import datetime, json, os, sys
+rec, out, preset, minutes, share, jobs, started, commit, interrupted, bucketf = sys.argv[1:]
+num = lambda s: int(s) if s.isdigit() else None
+targets, order = {}, []
+for line in open(rec, errors="replace"):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "T":
+        targets[f[1]] = {"target": f[1], "exec_per_s": num(f[2]), "cov": num(f[3]), "ft": num(f[4]),
+                         "corpus": int(f[5]), "crashes": int(f[6]), "timeouts": int(f[7]),
+                         "ooms": int(f[8]), "libfuzzer_exit": int(f[9]), "log": f[10],
+                         "execs": num(f[11]), "findings": []}
+        order.append(f[1])
+    elif f[0] == "F":
+        targets[f[1]]["findings"].append({"file": f[2], "signature": f[3], "reproduce": f[4]})
+buckets = json.load(open(bucketf)) if os.path.exists(bucketf) else []
+doc = {"preset": preset, "commit": commit, "start": started,
+       "end": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+       "interrupted": bool(interrupted), "minutes": int(minutes), "seconds_per_target": int(share),
+       "jobs": int(jobs), "total_execs": sum(targets[t]["execs"] or 0 for t in order),
+       "targets": [targets[t] for t in order],
+       "findings": sum(len(targets[t]["findings"]) for t in order), "buckets": buckets}
+tmp = out + ".tmp%d" % os.getpid()
+with open(tmp, "w") as fh:
+    json.dump(doc, fh, indent=2)
+os.replace(tmp, out)
+PY
+	echo "fuzz.sh: JSON summary in $json${interrupted:+ (marked interrupted)}"
+}
+
+fpid="" interrupted="" started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+# stop_run: the running target's libFuzzer (its own process group, with
+# every fork-mode worker) gets SIGTERM, up to 5 s to end, then SIGKILL.
+stop_run() {
+	local i
+	[ -n "$fpid" ] || return 0
+	kill -TERM -- "-$fpid" 2>/dev/null || true
+	for i in $(seq 50); do
+		kill -0 -- "-$fpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$fpid" 2>/dev/null || true
+	wait "$fpid" 2>/dev/null || true
+	fpid=""
+}
 cleanup() {
-	[ -z "$fpid" ] || kill "$fpid" 2>/dev/null || true
+	trap '' INT TERM HUP
+	stop_run
+	if [ -n "$interrupted" ]; then
+		echo
+		echo "== fuzz.sh summary so far (interrupted by SIG$interrupted; the target running then is" \
+			"not in it)"
+		printf '%-12s %8s %8s %8s %8s\n' target exec/s cov corpus findings
+		cat "$summary"
+		write_json
+	fi
 	rm -f "$summary" "$records"
+	rm -rf "$scratch"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'interrupted=INT; exit 130' INT
+trap 'interrupted=TERM; exit 143' TERM
+trap 'interrupted=HUP; exit 129' HUP
+scratch=$(mktemp -d "$work/.scratch.XXXXXX")
 
 # last_stats LOG: "cov ft corp exec/s" of the newest status line, in
 # either format: fork mode "#N: cov: C ft: F corp: K exec/s: E ..." or
@@ -140,26 +267,75 @@ final_eps() {
 		/stat::average_exec_per_sec/ && $2 > 0 {n += u; s += u / $2}
 		END {if (s > 0) printf "%d\n", n / s}' "$1"
 }
+# total_execs LOG MODE: the executions of the target's run: fork mode, the
+# parent's last "#N:"; in-process, the sum over the restarts' final stats.
+total_execs() {
+	if [ "$2" = fork ]; then
+		grep -aoE '^#[0-9]+:' "$1" | tail -1 | tr -d '#:'
+		return
+	fi
+	awk '/stat::number_of_executed_units/ {n += $2} END {if (n) print n}' "$1"
+}
+# logs_of DIR: the logs a target's figures come from: its workers' while
+# several run, else fuzz.log.
+logs_of() {
+	if compgen -G "$1/worker-*.log" >/dev/null; then ls "$1"/worker-*.log; else echo "$1/fuzz.log"; fi
+}
+# figures DIR MODE: "cov ft corpus exec/s execs" of a target's run, summed
+# over its workers (exec/s, executions), the best of them (cov, ft, corpus).
+figures() {
+	local log c f k e x cov=0 ft=0 corp=0 eps=0 execs=0 any=0
+	for log in $(logs_of "$1"); do
+		read -r c f k e <<<"$(last_stats "$log")" || true
+		[ -n "${c:-}" ] || continue
+		any=1
+		[ "$c" -le "$cov" ] || cov=$c
+		[ "$f" -le "$ft" ] || ft=$f
+		[ "$k" -le "$corp" ] || corp=$k
+		x=$(final_eps "$log" "$2")
+		eps=$((eps + ${x:-$e}))
+		x=$(total_execs "$log" "$2")
+		execs=$((execs + ${x:-0}))
+	done
+	[ "$any" = 1 ] && echo "$cov $ft $corp $eps $execs"
+	return 0
+}
 # run_target: one target's budget, in the background's foreground.
-#   fork mode (--jobs N >= 2, or --fork): -fork=N workers; the parent
-#     writes what they found to the first directory ($dir/new), their crash
-#     files to the artifact prefix, and carries on after each.
-#   one worker: libFuzzer in-process (no per-job restarts: its exec/s is
-#     what BENCHMARKS measures); a finding ends that run, so it is started
-#     again, from the grown corpus, for what is left of the budget.
+#   --keep-going: -fork=N workers; the parent writes what they found to
+#     the first directory ($dir/new), their crash files to the artifact
+#     prefix, and carries on after each.
+#   otherwise N in-process workers (worker K, N >= 2: its log is
+#     worker-K.log), all with $dir/new as the folder they write to and
+#     reload from, so each sees what the others find.
 run_target() {
-	local end=$((SECONDS + share)) left rc
+	local k
 	if [ "$mode" = fork ]; then
 		exec "$bin" -timeout=25 -rss_limit_mb=4096 "${opts[@]}" -fork="$jobs" \
 			-ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$share" \
 			-artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" "${extra[@]}"
 	fi
-	local runlog=$dir/run.log
+	rm -f "$dir"/worker-*.log
+	if [ "$jobs" = 1 ]; then
+		worker 0
+		return
+	fi
+	for k in $(seq 0 $((jobs - 1))); do
+		worker "$k" >"$dir/worker-$k.log" 2>&1 &
+	done
+	wait
+}
+# worker K: libFuzzer in-process (no per-job restarts: its exec/s is what
+# BENCHMARKS measures); a finding ends that run, so it is started again,
+# from the grown corpus, for what is left of the budget.
+worker() {
+	local end=$((SECONDS + share)) left rc
+	local runlog=$dir/run-$1.log
 	while left=$((end - SECONDS)) && [ "$left" -ge 2 ]; do
 		rc=0
+		# through tee: fuzz.log grows as libFuzzer writes, for the status lines
 		"$bin" -timeout=25 -rss_limit_mb=4096 "${opts[@]}" -max_total_time="$left" -print_final_stats=1 \
-			-artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" "${extra[@]}" >"$runlog" 2>&1 || rc=$?
-		cat "$runlog"
+			-artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" "${extra[@]}" 2>&1 | tee "$runlog"
+		rc=${PIPESTATUS[0]}
 		[ "$rc" != 0 ] || return 0
 		# Go on only after a finding made while fuzzing: an exit without a
 		# crash file is libFuzzer failing, and a crash before INITED is a seed
@@ -177,6 +353,10 @@ for t in "${tlist[@]}"; do
 	dir=$work/$t
 	mkdir -p "$dir/corpus" "$dir/new" "$dir/artifacts"
 	cp -n "$root/corpus/$t"/* "$dir/corpus/" 2>/dev/null || true
+	# its own process group (set -m for this one launch): stop_run signals
+	# the whole of it, workers and tee included, and a Ctrl-C reaches it
+	# only through this script's trap
+	set -m
 	(
 		target_flags "$t"
 		opts=("${tflags[@]}")
@@ -196,7 +376,9 @@ for t in "${tlist[@]}"; do
 		run_target
 	) >"$dir/fuzz.log" 2>&1 &
 	fpid=$!
-	echo "== fuzz.sh: $t for ${share}s, $jobs worker(s)${mode:+ (fork mode)} (log: $dir/fuzz.log)"
+	set +m
+	echo "== fuzz.sh: $t for ${share}s, $jobs worker(s)${mode:+ (fork mode, --keep-going)} (log: $dir/fuzz.log," \
+		"crash files: $dir/artifacts/)"
 	# findings of earlier runs stay where they are; only newer ones count
 	stamp=$dir/.run-start
 	: >"$stamp"
@@ -210,10 +392,15 @@ for t in "${tlist[@]}"; do
 		n=$(wc -l <"$dir/fuzz.log")
 		tail -n +"$((seen + 1))" "$dir/fuzz.log" | head -n "$((n - seen))" | grep -aE "$sigpat" | cut -c1-160 || true
 		seen=$n
-		read -r c_cov c_ft c_corp c_eps <<<"$(last_stats "$dir/fuzz.log")" || true
-		printf '[fuzz.sh %s %3ds/%ds] cov %s ft %s corpus %s exec/s %s findings %s\n' \
+		c_cov="" c_ft="" c_corp="" c_eps=""
+		read -r c_cov c_ft c_corp c_eps _ <<<"$(figures "$dir" "$mode")" || true
+		# libFuzzer writes a line on new coverage and at 2^k executions:
+		# the figures are those of its latest line, whose age is given
+		age=$(($(date +%s) - $(stat -c %Y $(logs_of "$dir") | sort -n | tail -1)))
+		printf '[fuzz.sh %s %3ds/%ds] cov %s ft %s corpus %s exec/s %s findings %s%s\n' \
 			"$t" "$((SECONDS - start))" "$share" "${c_cov:--}" "${c_ft:--}" "${c_corp:--}" "${c_eps:--}" \
-			"$(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | wc -l)"
+			"$(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | wc -l)" \
+			"$([ -z "$c_cov" ] || [ "$age" -lt 10 ] || echo " (as of ${age}s ago)")"
 	done
 	rc=0
 	wait "$fpid" || rc=$?
@@ -222,8 +409,13 @@ for t in "${tlist[@]}"; do
 	# fold what was found into the work corpus (only inputs that add coverage)
 	"$bin" -merge=1 "$dir/corpus" "$dir/new" >"$dir/merge.log" 2>&1 || true
 	rm -rf "${dir:?}/new"/*
-	read -r cov ft _ _ <<<"$(last_stats "$dir/fuzz.log")" || true
-	eps=$(final_eps "$dir/fuzz.log" "$mode")
+	cov="" ft="" eps="" execs=""
+	read -r cov ft _ eps execs <<<"$(figures "$dir" "$mode")" || true
+	# the workers' logs, one after the other, in fuzz.log (what the nightly
+	# keeps); worker-K.log stay for the figures
+	for w in $(logs_of "$dir"); do
+		[ "$w" = "$dir/fuzz.log" ] || { echo "== $(basename "$w")"; cat "$w"; } >>"$dir/fuzz.log"
+	done
 	size=$(find "$dir/corpus" -maxdepth 1 -type f | wc -l)
 	mapfile -t arts < <(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | sort)
 	nf=${#arts[@]}
@@ -233,8 +425,8 @@ for t in "${tlist[@]}"; do
 	noom=$(printf '%s\n' "${arts[@]}" | grep -cE '/oom-' || true)
 	found=$((found + nf))
 	printf '%-12s %8s %8s %8s %8s\n' "$t" "${eps:--}" "${cov:--}" "$size" "$nf" >>"$summary"
-	printf 'T\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${eps:-}" "${cov:-}" "${ft:-}" "$size" \
-		"${ncr:-0}" "${nto:-0}" "${noom:-0}" "$rc" "$dir/fuzz.log" >>"$records"
+	printf 'T\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${eps:-}" "${cov:-}" "${ft:-}" "$size" \
+		"${ncr:-0}" "${nto:-0}" "${noom:-0}" "$rc" "$dir/fuzz.log" "${execs:-}" >>"$records"
 	i=0
 	for a in "${arts[@]}"; do
 		i=$((i + 1))
@@ -245,40 +437,18 @@ for t in "${tlist[@]}"; do
 			sig=$(timeout 120 "$bin" -timeout=25 -rss_limit_mb=4096 "$a" 2>&1 | grep -aE -m1 "$sigpat" | cut -c1-100 || true)
 			[ -n "$sig" ] || sig="(no signature on replay: flaky or environment-dependent)"
 		fi
-		repro="$bin $a"
-		if [ -x "$root/build/release/tools/kmgr-repro/kmgr-repro" ]; then
-			repro="$root/build/release/tools/kmgr-repro/kmgr-repro replay $a"
-		fi
-		printf '    finding: %s\n      %s\n      reproduce: %s\n' "$(basename "$a")" "$sig" "$repro" >>"$summary"
+		repro="$repro_tool replay $(printf %q "$a") --target $t --times 10"
+		mkdir -p "$scratch/findings/$t"
+		cp "$a" "$scratch/findings/$t/"
 		printf 'F\t%s\t%s\t%s\t%s\n' "$t" "$a" "${sig//$'\t'/ }" "$repro" >>"$records"
 	done
 done
+group_findings
 echo
 echo "== fuzz.sh summary (preset $preset, ${minutes} min, ${share}s per target, $jobs worker(s))"
 printf '%-12s %8s %8s %8s %8s\n' target exec/s cov corpus findings
 cat "$summary"
 cp "$summary" "$work/summary.txt"
-if [ -n "$json" ]; then
-	python3 - "$records" "$json" "$preset" "$minutes" "$share" "$jobs" <<'PY'
-import json, sys
-rec, out, preset, minutes, share, jobs = sys.argv[1:]
-num = lambda s: int(s) if s.isdigit() else None
-targets, order = {}, []
-for line in open(rec, errors="replace"):
-    f = line.rstrip("\n").split("\t")
-    if f[0] == "T":
-        targets[f[1]] = {"target": f[1], "exec_per_s": num(f[2]), "cov": num(f[3]), "ft": num(f[4]),
-                         "corpus": int(f[5]), "crashes": int(f[6]), "timeouts": int(f[7]),
-                         "ooms": int(f[8]), "libfuzzer_exit": int(f[9]), "log": f[10], "findings": []}
-        order.append(f[1])
-    elif f[0] == "F":
-        targets[f[1]]["findings"].append({"file": f[2], "signature": f[3], "reproduce": f[4]})
-doc = {"preset": preset, "minutes": int(minutes), "seconds_per_target": int(share), "jobs": int(jobs),
-       "targets": [targets[t] for t in order],
-       "findings": sum(len(targets[t]["findings"]) for t in order)}
-json.dump(doc, open(out, "w"), indent=2)
-PY
-	echo "fuzz.sh: JSON summary in $json"
-fi
+write_json
 [ "$found" -eq 0 ] || { echo "fuzz.sh: $found finding(s)"; exit 1; }
 echo "fuzz.sh: no findings"

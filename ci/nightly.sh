@@ -74,6 +74,9 @@ done
 for b in $binaries; do
 	[ -f "$src/stress/$b.c" ] || die "--binaries: no stress binary '$b'"
 done
+KMGR_ROOT=$src
+. "$src/ci/lib/toolchain.sh"
+kmgr_toolchain nightly.sh
 mkdir -p "$out" || die "--out $out: cannot create"
 out=$(cd "$out" && pwd)
 history=${history:-$out}
@@ -98,7 +101,8 @@ if [ "$do_stress" = 1 ]; then
 		stamp "build $preset"
 		targets=""
 		for b in $binaries; do targets="$targets stress_$b"; done
-		if ! { [ -f "$build/build.ninja" ] || cmake --preset "$preset" -S "$src" -B "$build" >/dev/null; } ||
+		# (a subshell: a failed configure fails this preset, not the night)
+		if ! (kmgr_configure nightly.sh "$build" --preset "$preset" >/dev/null) ||
 			! cmake --build "$build" -j2 --target $targets >"$night/logs/build-$preset.log" 2>&1; then
 			echo "build $preset failed: $night/logs/build-$preset.log"
 			part "build_$preset" 1

@@ -162,6 +162,10 @@ case "${1:-}" in
 	for s in $sans; do
 		case "$s" in address | undefined | memory) ;; *) echo "oss-fuzz-build: no sanitizer '$s' (address, undefined, memory, all)" >&2; exit 2 ;; esac
 	done
+	# here, not in OSS-Fuzz's image: the toolchain is this machine's
+	KMGR_ROOT=$here
+	. "$here/ci/lib/toolchain.sh"
+	kmgr_toolchain oss-fuzz-build
 	for s in $sans; do
 		local_check "$s" || fail=1
 	done

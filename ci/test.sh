@@ -12,6 +12,8 @@ case "${1:-}" in
 *) echo "test: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
+KMGR_ROOT=$PWD
+. ci/lib/toolchain.sh
 start=$(date +%s)
 stamp() { echo "=== [$(($(date +%s) - start))s] $*"; }
 
@@ -33,7 +35,8 @@ bash ci/cflite-check.sh --yaml-only
 jobs=${KMGR_JOBS:-2}
 for preset in ${KMGR_PRESETS:-asan tsan msan release}; do
 	stamp "configure $preset"
-	cmake --preset "$preset" >/dev/null
+	# afresh over the cache of a failed or foreign configure
+	kmgr_configure test.sh "build/$preset" --always --preset "$preset" >/dev/null
 	stamp "build $preset"
 	cmake --build --preset "$preset" -j "$jobs"
 	stamp "test $preset"
@@ -42,7 +45,7 @@ done
 
 if [ -z "${KMGR_SKIP_AFL:-}" ]; then
 	stamp "afl build check"
-	cmake --preset afl >/dev/null
+	kmgr_configure test.sh build/afl --always --preset afl >/dev/null
 	cmake --build --preset afl -j "$jobs"
 	ctest --preset afl -L fuzz-regression -j "$jobs"
 fi
