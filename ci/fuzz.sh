@@ -165,7 +165,8 @@ for b in json.load(open(tri)).get("buckets", []):
     rel = os.path.relpath(b["example"], copies)  # <target>/<file>
     t = rel.split(os.sep)[0]
     real = os.path.join(work, t, "artifacts", os.path.basename(rel))
-    buckets.append({"signature": b["signature"], "dedup_token": b.get("dedup_token"),
+    buckets.append({"signature": b["signature"], "key": b.get("key"),
+                    "dedup_token": b.get("dedup_token"),
                     "count": b["count"], "target": t, "example": real,
                     "reproduce": "%s replay %s --target %s --times 10" % (tool, shlex.quote(real), t)})
 json.dump(buckets, open(out, "w"), indent=1)

@@ -270,7 +270,7 @@ def collect_triage(night, tool):
             buckets.append({"bucket": sig, "count": count,
                             "smallest": str(b.get("example") or ""),
                             "size": b.get("example_bytes"), "target": b.get("target"),
-                            "dedup_token": b.get("dedup_token"),
+                            "dedup_token": b.get("dedup_token"), "key": b.get("key"),
                             "reproduce": b.get("reproduce"), "source": source,
                             **{k: b[k] for k in ("crash_type", "crash_state", "frames")
                                if b.get(k)}})
@@ -325,7 +325,8 @@ def crash_state(f):
 
 
 def finding_key(f):
-    """What makes two nights' findings the same bug: the crash state."""
+    """What makes two nights' findings the same bug: triage's bucket key
+    (the free site of a use-after-free, ...), else the crash state."""
     return str(f.get("key") or f.get("dedup_token") or f.get("bucket") or "")
 
 

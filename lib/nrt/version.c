@@ -29,7 +29,7 @@ NRT_STATUS nrt_get_version(nrt_version_t *ver, size_t size)
 	v.rt_major = NRT_MAJOR_VERSION;
 	v.rt_minor = NRT_MINOR_VERSION;
 	snprintf(v.rt_detail, sizeof(v.rt_detail), "kmgr-fuzz %s (emulated device)",
-		 KMGR_PROJECT_VERSION);
+	         KMGR_PROJECT_VERSION);
 	snprintf(v.git_hash, sizeof(v.git_hash), "%s", KMGR_GIT_HASH);
 	memcpy(ver, &v, size < sizeof(v) ? size : sizeof(v));
 	return NRT_SUCCESS;

@@ -141,3 +141,15 @@ int kfile_write(const char *path, const void *data, size_t len)
 	}
 	return kfile_commit(&kf);
 }
+
+int kfile_stdout_done(const char *who)
+{
+	int err = fflush(stdout) ? errno : 0;
+
+	if (!err && ferror(stdout))
+		err = EIO;
+	if (!err)
+		return 0;
+	fprintf(stderr, "%s: writing to standard output failed: %s\n", who, strerror(err));
+	return -1;
+}

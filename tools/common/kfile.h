@@ -43,5 +43,10 @@ void kfile_abort(kfile_t *kf);
 int kfile_probe(const char *path);
 /* kfile_open + one write of len bytes + kfile_commit. */
 int kfile_write(const char *path, const void *data, size_t len);
+/* The end of a command that wrote its result to stdout: flushes it and
+ * checks for a write error (a full disk, a closed pipe), so that
+ * `tool > FILE` on a full disk fails instead of leaving an empty FILE
+ * with exit 0.  0, or -1 after one line on stderr naming who. */
+int kfile_stdout_done(const char *who);
 
 #endif /* KFILE_H */

@@ -389,8 +389,6 @@ static const char triage_help[] =
     "object on stdout (signature, dedup_token, count, example, its size and target,\n"
     "and the command that reproduces it).\n";
 
-#define MAX_BUCKETS 256
-
 typedef struct bucket {
 	char key[512]; /* what files are grouped by: the dedup token, else sig */
 	char sig[512];
@@ -401,23 +399,40 @@ typedef struct bucket {
 	char target[32]; /* of the best file; "" for stress files and unusable ones */
 } bucket_t;
 
-static bucket_t buckets[MAX_BUCKETS];
-static unsigned nbuckets;
+/* As many buckets as there are distinct keys: the array grows. */
+static bucket_t *buckets;
+static unsigned nbuckets, cap_buckets;
 
-static void add(const char *sig, const char *dedup, const kr_input_t *in, const char *path,
-                size_t size)
+static bucket_t *new_bucket(void)
+{
+	if (nbuckets == cap_buckets) {
+		unsigned cap = cap_buckets ? 2 * cap_buckets : 64;
+		bucket_t *nb = realloc(buckets, cap * sizeof(*nb));
+
+		if (!nb)
+			return NULL;
+		buckets = nb;
+		cap_buckets = cap;
+	}
+	memset(&buckets[nbuckets], 0, sizeof(buckets[0]));
+	return &buckets[nbuckets++];
+}
+
+/* key: kr_bucket_key's; "" for the tool's own outcomes, keyed by sig. */
+static int add(const char *sig, const char *key, const char *dedup, const kr_input_t *in,
+               const char *path, size_t size)
 {
 	bucket_t *b = NULL;
-	char key[512];
 
-	snprintf(key, sizeof(key), "%s%s", dedup[0] ? "DEDUP_TOKEN " : "", dedup[0] ? dedup : sig);
+	if (!key[0])
+		key = sig;
 	for (unsigned i = 0; i < nbuckets && !b; i++)
 		if (!strcmp(buckets[i].key, key))
 			b = &buckets[i];
-	if (!b && nbuckets == MAX_BUCKETS)
-		b = &buckets[MAX_BUCKETS - 1]; /* the overflow shares the last bucket */
 	if (!b) {
-		b = &buckets[nbuckets++];
+		b = new_bucket();
+		if (!b)
+			return -1;
 		snprintf(b->key, sizeof(b->key), "%s", key);
 		snprintf(b->sig, sizeof(b->sig), "%s", sig);
 		snprintf(b->dedup, sizeof(b->dedup), "%s", dedup);
@@ -429,9 +444,10 @@ static void add(const char *sig, const char *dedup, const kr_input_t *in, const 
 		         in && in->kind != KR_STRESS ? in->target : "");
 	}
 	b->count++;
+	return 0;
 }
 
-static void triage_file(const char *path, const kr_opts_t *o)
+static int triage_file(const char *path, const kr_opts_t *o)
 {
 	kr_input_t in;
 	kr_outcome_t out;
@@ -445,23 +461,27 @@ static void triage_file(const char *path, const kr_opts_t *o)
 		rc = kr_input_load(&in, path, o->target);
 	}
 	if (rc) {
-		add("(unusable file)", "", NULL, path, size);
+		rc = add("(unusable file)", "", "", NULL, path, size);
 		kr_input_free(&in);
-		return;
+		return rc;
 	}
 	if (kr_run_child(&in, &o->run, &out)) {
-		add("(could not run)", "", &in, path, size);
+		rc = add("(could not run)", "", "", &in, path, size);
 	} else if (out.usage) {
-		add("(unusable file)", "", &in, path, size); /* its binary refused it: no crash */
+		rc = add("(unusable file)", "", "", &in, path, size); /* refused: no crash */
 	} else if (!out.failed) {
-		add("(no failure)", "", &in, path, size);
+		rc = add("(no failure)", "", "", &in, path, size);
 	} else {
+		char key[512];
+
 		if (out.report)
 			kr_dedup_token(out.report, dedup, sizeof(dedup));
-		add(out.signature, dedup, &in, path, size);
+		kr_bucket_key(out.report, out.signature, key, sizeof(key));
+		rc = add(out.signature, key, dedup, &in, path, size);
 	}
 	kr_outcome_free(&out);
 	kr_input_free(&in);
+	return rc;
 }
 
 static int cmp_name(const struct dirent **a, const struct dirent **b)
@@ -469,27 +489,46 @@ static int cmp_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void walk(const char *dir, int depth, const kr_opts_t *o)
+/* Every regular file under dir, three levels deep.  What is not walked is
+ * said, one line each: an unreadable folder, a symbolic link (not
+ * followed, so a link cannot pull in files from elsewhere or loop), a
+ * folder deeper than that.  -1 when a bucket could not be made (memory). */
+static int walk(const char *dir, int depth, const kr_opts_t *o)
 {
 	struct dirent **ents;
-	int n = scandir(dir, &ents, NULL, cmp_name);
+	int n = scandir(dir, &ents, NULL, cmp_name), rc = 0;
 
+	if (n < 0) {
+		fprintf(stderr, "kmgr-repro triage: skipped %s: %s\n", dir, strerror(errno));
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct stat st;
 		const char *name = ents[i]->d_name;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		if (name[0] != '.' && strcmp(name, "README.txt") && !lstat(path, &st)) {
-			if (S_ISDIR(st.st_mode) && depth < 3)
-				walk(path, depth + 1, o);
-			else if (S_ISREG(st.st_mode))
-				triage_file(path, o);
+		if (rc || name[0] == '.' || !strcmp(name, "README.txt")) {
+			/* the tool's own notes and hidden files are not inputs */
+		} else if (lstat(path, &st)) {
+			fprintf(stderr, "kmgr-repro triage: skipped %s: %s\n", path,
+			        strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
+			fprintf(stderr,
+			        "kmgr-repro triage: skipped %s: a symbolic link (not followed)\n",
+			        path);
+		} else if (S_ISDIR(st.st_mode) && depth >= 3) {
+			fprintf(stderr, "kmgr-repro triage: skipped %s: deeper than 3 levels\n",
+			        path);
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = walk(path, depth + 1, o);
+		} else if (S_ISREG(st.st_mode)) {
+			rc = triage_file(path, o);
 		}
 		free(ents[i]);
 	}
-	if (n >= 0)
-		free(ents);
+	free(ents);
+	return rc;
 }
 
 static int by_count(const void *a, const void *b)
@@ -499,21 +538,71 @@ static int by_count(const void *a, const void *b)
 	return x->count != y->count ? (x->count < y->count ? 1 : -1) : strcmp(x->sig, y->sig);
 }
 
-/* s as a JSON string. */
+/* The length of the valid UTF-8 sequence at s (1-4), 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80                    ? 1
+	           : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
+	           : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+	           : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+	                                          : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* s as a JSON string.  A byte that is not part of valid UTF-8 (a file name
+ * may hold any) is written as \u00XX, its Latin-1 reading, so that the
+ * output stays JSON whatever the name; the reproduce command has the exact
+ * bytes (shell_word). */
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+	putchar('"');
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20 || !n)
+			printf("\\u%04x", *p);
 		else
-			putchar(c);
+			fwrite(p, 1, n, stdout);
+		p += n ? n : 1;
 	}
 	putchar('"');
+}
+
+/* path as one shell word: '...' ( ' as '\'' ), or $'...' with \xNN
+ * escapes when it holds bytes that are not printable UTF-8, so that the
+ * command is plain text and still names the exact file. */
+static size_t shell_word(const char *path, char *out, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	bool plain = true;
+	size_t n = 0;
+
+	for (const unsigned char *q = p; *q; q += utf8_len(q) ? utf8_len(q) : 1)
+		if (*q < 0x20 || *q == 0x7f || !utf8_len(q))
+			plain = false;
+	n += (size_t)snprintf(out + n, len - n, "%s", plain ? "'" : "$'");
+	for (; *p && n + 8 < len; p++) {
+		if (plain && *p == '\'')
+			n += (size_t)snprintf(out + n, len - n, "'\\''");
+		else if (!plain && (*p == '\'' || *p == '\\'))
+			n += (size_t)snprintf(out + n, len - n, "\\%c", *p);
+		else if (!plain && (*p < 0x20 || *p >= 0x7f))
+			n += (size_t)snprintf(out + n, len - n, "\\x%02x", *p);
+		else
+			out[n++] = (char)*p;
+	}
+	if (n + 1 < len)
+		out[n++] = '\'';
+	out[n < len ? n : len - 1] = 0;
+	return n;
 }
 
 /* The command that reruns a bucket's example: a shell word for each part
@@ -521,16 +610,12 @@ static void json_str(const char *s)
 static void reproduce_cmd(const bucket_t *b, char *cmd, size_t len)
 {
 	const char *verb = strcmp(b->sig, "(unusable file)") ? "replay" : "show";
-	size_t n = (size_t)snprintf(cmd, len, "%s %s '", kr_self_path(), verb);
+	size_t n = (size_t)snprintf(cmd, len, "%s %s ", kr_self_path(), verb);
 
-	for (const char *p = b->best; *p && n + 8 < len; p++) {
-		if (*p == '\'')
-			n += (size_t)snprintf(cmd + n, len - n, "'\\''");
-		else
-			cmd[n++] = *p;
-	}
 	if (n < len)
-		snprintf(cmd + n, len - n, "'%s%s", b->target[0] ? " --target " : "", b->target);
+		n += shell_word(b->best, cmd + n, len - n);
+	if (n < len)
+		snprintf(cmd + n, len - n, "%s%s", b->target[0] ? " --target " : "", b->target);
 }
 
 static void print_json(const char *dir, unsigned files)
@@ -546,6 +631,8 @@ static void print_json(const char *dir, unsigned files)
 		reproduce_cmd(b, cmd, sizeof(cmd));
 		printf("%s\n  {\"signature\": ", i ? "," : "");
 		json_str(b->sig);
+		printf(", \"key\": ");
+		json_str(b->key);
 		printf(", \"dedup_token\": ");
 		if (b->dedup[0])
 			json_str(b->dedup);
@@ -583,20 +670,28 @@ int kr_cmd_triage(int argc, char **argv)
 		return KR_EXIT_USAGE;
 	}
 	nbuckets = 0;
-	walk(o.file, 0, &o);
+	if (walk(o.file, 0, &o)) {
+		fprintf(stderr, "kmgr-repro triage: out of memory for the buckets\n");
+		rc = KR_EXIT_NO;
+		goto out;
+	}
 	qsort(buckets, nbuckets, sizeof(buckets[0]), by_count);
 	for (unsigned i = 0; i < nbuckets; i++)
 		files += buckets[i].count;
-	if (o.json) {
+	if (o.json)
 		print_json(o.file, files);
-		return KR_EXIT_OK;
-	}
-	for (unsigned i = 0; i < nbuckets; i++) {
+	for (unsigned i = 0; !o.json && i < nbuckets; i++) {
 		printf("%5u  %s%s%s%s  smallest: %s (%zu bytes)\n", buckets[i].count,
 		       buckets[i].sig, buckets[i].dedup[0] ? " [DEDUP_TOKEN " : "",
 		       buckets[i].dedup, buckets[i].dedup[0] ? "]" : "", buckets[i].best,
 		       buckets[i].best_size);
 	}
-	printf("%u file(s), %u bucket(s)\n", files, nbuckets);
-	return KR_EXIT_OK;
+	if (!o.json)
+		printf("%u file(s), %u bucket(s)\n", files, nbuckets);
+	rc = kfile_stdout_done("kmgr-repro triage") ? KR_EXIT_NO : KR_EXIT_OK;
+out:
+	free(buckets);
+	buckets = NULL;
+	nbuckets = cap_buckets = 0;
+	return rc;
 }

@@ -75,6 +75,10 @@ void kr_signature(const char *report, char *sig, size_t len);
 /* A sanitizer report's first "DEDUP_TOKEN: f1--f2--f3" (dedup_token_length in
  * sanitizers/<tool>.options): its value in tok and true, or "" and false. */
 bool kr_dedup_token(const char *report, char *tok, size_t len);
+/* What triage groups a report by (signature.c says why): a use-after-free
+ * by its free site, a stress check by its invariant, a stall by its wait
+ * site, else the DEDUP_TOKEN, else sig.  report may be NULL. */
+void kr_bucket_key(const char *report, const char *sig, char *key, size_t len);
 /* Is a frame's source file project code (not runtime, fuzzer, driver or
  * this tool)? */
 bool kr_project_frame(const char *file);

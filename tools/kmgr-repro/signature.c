@@ -6,6 +6,14 @@
  * layer is the runtime here (its failure path and inlined atomics would
  * otherwise fill every KSCHED signature).  Functions only, no line
  * numbers, so that an unrelated edit does not split a bucket.
+ *
+ * The bucket key (kr_bucket_key) is what triage groups by.  A
+ * use-after-free or double free is keyed by where the object was freed
+ * (the top two project frames of ASan's "freed by thread" stack): one
+ * premature free reached from many places gave one bucket per access
+ * stack before.  A stress binary's check failure is keyed by its
+ * invariant, a stall by the first thread's wait site; any other report by
+ * its DEDUP_TOKEN, else its signature.
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +42,8 @@ static const struct {
     {"KSCHED DIVERGENCE", "KSCHED DIVERGENCE"},
     {"Assertion `", "assertion"},
     {"assertion failed: ", "assertion"},
+    {"CHECK FAILED: ", "stress check"},
+    {" WATCHDOG: ", "stress stall"},
 };
 
 bool kr_project_frame(const char *file)
@@ -97,6 +107,9 @@ static const char *find_kind(const char *report, char *kind, size_t len)
 	} else if (!strcmp(kinds[bi].kind, "assertion")) {
 		detail(rest, "'(", d, sizeof(d));
 		snprintf(kind, len, "assertion: %s", d);
+	} else if (!strcmp(kinds[bi].kind, "stress check")) {
+		detail(rest, ":", d, sizeof(d)); /* the invariant, as the oracle's */
+		snprintf(kind, len, "stress check: %s", d);
 	} else {
 		snprintf(kind, len, "%s", kinds[bi].kind);
 	}
@@ -117,14 +130,16 @@ static bool parse_frame(const char *line, char *fn, size_t fnlen, char *file, si
 	return true;
 }
 
-static void top_frames(const char *from, char *out, size_t len)
+/* The first `max` project frames of the first stack at or after `from`,
+ * " < " between them. */
+static void top_frames(const char *from, unsigned max, char *out, size_t len)
 {
 	bool in_stack = false;
 	unsigned kept = 0;
 	size_t used = 0;
 
 	out[0] = 0;
-	for (const char *line = from; line && *line && kept < 3;) {
+	for (const char *line = from; line && *line && kept < max;) {
 		const char *nl = strchr(line, '\n');
 		char l[1400], fn[256], file[1024];
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
@@ -147,19 +162,61 @@ static void top_frames(const char *from, char *out, size_t len)
 	}
 }
 
+/* A use-after-free's or double free's free site: the top two project
+ * frames of the "freed by thread" stack after `at`; "" for other kinds. */
+static void free_site(const char *at, const char *kind, char *out, size_t len)
+{
+	const char *freed = strstr(at, "freed by thread");
+
+	out[0] = 0;
+	if (freed && (strstr(kind, "use-after-free") || strstr(kind, "double-free")))
+		top_frames(freed, 2, out, len);
+}
+
+/* A stall's first wait site: "    wait site: FUNC at FILE" (watchdog.c). */
+static void wait_site(const char *at, char *out, size_t len)
+{
+	const char *w = strstr(at, "wait site: ");
+
+	out[0] = 0;
+	if (w && strncmp(w + 11, "(no lib/", 8))
+		detail(w + 11, " ", out, len);
+}
+
 void kr_signature(const char *report, char *sig, size_t len)
 {
-	char kind[256], frames[512];
+	char kind[256], frames[512], freed[512];
 	const char *at = find_kind(report, kind, sizeof(kind));
 
 	sig[0] = 0;
 	if (!at)
 		return;
-	top_frames(at, frames, sizeof(frames));
-	if (frames[0])
-		snprintf(sig, len, "%s in %s", kind, frames);
+	if (!strcmp(kind, "stress stall")) {
+		wait_site(at, frames, sizeof(frames));
+		snprintf(sig, len, "%s%s%s", kind, frames[0] ? " at " : "", frames);
+		return;
+	}
+	top_frames(at, 3, frames, sizeof(frames));
+	free_site(at, kind, freed, sizeof(freed));
+	snprintf(sig, len, "%s%s%s%s%s", kind, frames[0] ? " in " : "", frames,
+	         freed[0] ? ", freed in " : "", freed);
+}
+
+void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
+{
+	char kind[256], freed[512], tok[256];
+	const char *at = report ? find_kind(report, kind, sizeof(kind)) : NULL;
+
+	if (at)
+		free_site(at, kind, freed, sizeof(freed));
+	if (at && freed[0])
+		snprintf(key, len, "%s freed in %s", kind, freed);
+	else if (at && (!strncmp(kind, "stress ", 7)))
+		snprintf(key, len, "%s", sig);
+	else if (report && kr_dedup_token(report, tok, sizeof(tok)))
+		snprintf(key, len, "DEDUP_TOKEN %s", tok);
 	else
-		snprintf(sig, len, "%s", kind);
+		snprintf(key, len, "%s", sig);
 }
 
 /* A sanitizer's report starts with one of these (the kinds above that are

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""triage_buckets.py KMGR_REPRO SCRATCH_DIR SRC_DIR - one bug, one bucket.
+
+The reports in reports/ are real: ASan's, from crash files that
+`ci/fuzz.sh --keep-going --targets concurrent` wrote with
+mutants/fuzz-1-no-ref.patch applied (18 of them, from four access stacks:
+cc_bootstrap, check_set, exec_sync, build_compute, every one freed by the
+unload in kmgr_unstage_kelf_model), and the oracle's for
+mutants/fuzz-6-clone-leak.patch (its regression input).  A fake stress
+binary prints the report a repro file names, so kmgr-repro triage runs
+them as it runs any crash.  It must give: the 18 in one bucket; with the
+fuzz-6 report, two; 300 distinct oracle failures, 300 buckets (no cap);
+stress check failures by invariant and stalls by wait site; valid JSON,
+and a reproduce command that works, for a file name that is not UTF-8."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+FAKE = r"""#!/bin/sh
+# a stress binary's --replay FILE: print the report its 'report' line names
+report=$(sed -n 's/^report //p' "$2")
+case $report in
+gen-oracle-*) echo "ORACLE: invariant-${report#gen-oracle-}: generated" >&2 ;;
+*) sed "s#@SRC@#$KMGR_TEST_SRC#g" "$KMGR_TEST_REPORTS/$report" >&2 ;;
+esac
+exit 1
+"""
+
+STRESS = {
+    "check-a1.txt": "stress_refdrain: CHECK FAILED: exec-after-unload: model 3 ran after its unload\n",
+    "check-a2.txt": "stress_refdrain: CHECK FAILED: exec-after-unload: model 9 ran after its unload\n",
+    "check-b.txt": "stress_refdrain: CHECK FAILED: refcount-zero: model 2 has 1 reference\n",
+    "stall-a.txt": ("\n=== stress_refdrain WATCHDOG: no progress for 30.0 s (--stall-seconds 30); every"
+                    " thread follows ===\n  thread 12 executor#0\n    wait site: kmgr_unload_nn at"
+                    " @SRC@/lib/kmgr/unload.c:80\n"),
+}
+
+
+def fail(msg):
+    print(f"triage_buckets: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def triage(tool, d, env):
+    run = subprocess.run([tool, "triage", str(d), "--json"], env=env, capture_output=True,
+                         timeout=600)
+    if run.returncode != 0:
+        fail(f"triage {d} exited {run.returncode}: {run.stderr[-500:]!r}")
+    try:
+        return json.loads(run.stdout.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        fail(f"triage {d}: not JSON ({e})")
+
+
+def repro_files(d, reports):
+    d.mkdir(parents=True)
+    for i, r in enumerate(reports):
+        (d / f"{i:03d}.repro").write_text(f"binary stress_fake\nreport {r}\n")
+
+
+def main():
+    if len(sys.argv) != 4:
+        print("usage: triage_buckets.py KMGR_REPRO SCRATCH_DIR SRC_DIR", file=sys.stderr)
+        return 2
+    tool, scratch, src = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+    here = pathlib.Path(__file__).resolve().parent / "reports"
+    shutil.rmtree(scratch, ignore_errors=True)
+    bindir, reports = scratch / "bin", scratch / "reports"
+    bindir.mkdir(parents=True)
+    shutil.copytree(here, reports)
+    for name, text in STRESS.items():
+        (reports / name).write_text(text)
+    fake = bindir / "stress_fake"
+    fake.write_text(FAKE)
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ.get('PATH', '')}",
+               KMGR_TEST_SRC=str(src), KMGR_TEST_REPORTS=str(reports))
+    uaf = sorted(p.name for p in here.glob("fuzz-1-uaf-*.txt"))
+    if len(uaf) != 18:
+        fail(f"{len(uaf)} fuzz-1 reports, want 18")
+
+    repro_files(scratch / "one-bug", uaf)
+    doc = triage(tool, scratch / "one-bug", env)
+    if len(doc["buckets"]) != 1:
+        fail("18 reports of one bug gave %d buckets: %s" % (
+            len(doc["buckets"]), [b["signature"] for b in doc["buckets"]]))
+    sig = doc["buckets"][0]["signature"]
+    if "freed in kmgr_unstage_kelf_model < kmgr_unload_nn" not in sig:
+        fail(f"the bucket's signature does not name the free site: {sig}")
+    print(f"triage_buckets: 18 files of one bug -> 1 bucket ({sig})")
+
+    repro_files(scratch / "two-bugs", uaf + ["fuzz-6-leak.txt"])
+    doc = triage(tool, scratch / "two-bugs", env)
+    sigs = sorted(b["signature"] for b in doc["buckets"])
+    if len(sigs) != 2 or not any(s.startswith("ORACLE: leak-after-close") for s in sigs):
+        fail(f"two mutants gave {sigs}")
+    print("triage_buckets: two mutants -> 2 buckets")
+
+    repro_files(scratch / "many", [f"gen-oracle-{i}" for i in range(300)])
+    doc = triage(tool, scratch / "many", env)
+    if len(doc["buckets"]) != 300:
+        fail(f"300 distinct failures gave {len(doc['buckets'])} buckets")
+    print("triage_buckets: 300 distinct failures -> 300 buckets")
+
+    repro_files(scratch / "stress", list(STRESS))
+    doc = triage(tool, scratch / "stress", env)
+    got = sorted((b["signature"], b["count"]) for b in doc["buckets"])
+    want = [("stress check: exec-after-unload", 2), ("stress check: refcount-zero", 1),
+            ("stress stall at kmgr_unload_nn", 1)]
+    if got != want:
+        fail(f"stress reports bucketed as {got}, want {want}")
+    print("triage_buckets: stress checks by invariant, stalls by wait site")
+
+    odd = scratch / "odd"
+    odd.mkdir()
+    name = b"crash-\xff\xfe-it's"
+    with open(os.path.join(bytes(odd), name), "w") as f:
+        f.write("binary stress_fake\nreport fuzz-6-leak.txt\n")
+    doc = triage(tool, odd, env)
+    b = doc["buckets"][0]
+    rep = subprocess.run(["bash", "-c", b["reproduce"]], env=env, capture_output=True,
+                         text=True, errors="replace", timeout=120)
+    if "reproduced 1/1" not in rep.stdout:
+        fail(f"`{b['reproduce']}` for a non-UTF-8 name printed {rep.stdout!r} {rep.stderr!r}")
+    print("triage_buckets: a non-UTF-8 file name: valid JSON, its reproduce command works")
+
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([tool, "triage", str(odd), "--json"], env=env, stdout=full,
+                             stderr=subprocess.PIPE, timeout=120)
+    if run.returncode == 0 or b"writing to standard output failed" not in run.stderr:
+        fail(f"triage --json > /dev/full: exit {run.returncode}, {run.stderr!r}")
+    print("triage_buckets: a full disk under --json is an error, not an empty file")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
