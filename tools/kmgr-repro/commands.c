@@ -314,6 +314,8 @@ static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 	       in->prog->nsched, p.nsched, nonzero(in->prog->sched, in->prog->nsched),
 	       nonzero(p.sched, p.nsched));
 	printf("%u runs, %.1f s; written to %s\n", c.runs + 1, now_s() - t0, o->out);
+	/* a binary OUT cannot say its target; this line does */
+	printf("replay: %s replay %s --target %s\n", kr_self_path(), o->out, in->target);
 	return KR_EXIT_OK;
 }
 
@@ -454,12 +456,13 @@ static int triage_file(const char *path, const kr_opts_t *o)
 	struct stat st;
 	char dedup[256] = "";
 	size_t size = stat(path, &st) ? 0 : (size_t)st.st_size;
-	int rc = kr_input_load(&in, path, NULL);
+	char named[32];
+	/* --target is for the files whose path names no target (a header or a
+	 * stress repro file still says its own) */
+	bool fallback =
+	    o->target && !kr_path_target(path, named, sizeof(named)) && !kr_has_header(path);
+	int rc = kr_input_load(&in, path, fallback ? o->target : NULL);
 
-	if (!rc && in.kind != KR_STRESS && o->target && in.target_guessed) {
-		kr_input_free(&in);
-		rc = kr_input_load(&in, path, o->target);
-	}
 	if (rc) {
 		rc = add("(unusable file)", "", "", NULL, path, size);
 		kr_input_free(&in);

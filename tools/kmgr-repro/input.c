@@ -76,13 +76,32 @@ static bool names(const char *comp, const char *t)
 	       (comp[n - m - 1] == '-' || comp[n - m - 1] == '_');
 }
 
+static const char *const all_targets[] = {"api_seq", "concurrent", "async", "faults",
+                                          "model_parse"};
+
+/* Does the file name hold a target as a word between '-', '_' or '.'
+ * (ClusterFuzz's clusterfuzz-testcase-minimized-<fuzzer>-<id>, a name like
+ * concurrent-min.bin)?  Hex digests cannot spell a target. */
+static bool name_holds(const char *base, const char *t)
+{
+	size_t m = strlen(t);
+
+	for (const char *p = strstr(base, t); p; p = strstr(p + 1, t)) {
+		bool left = p == base || strchr("-_.", p[-1]);
+		bool right = !p[m] || strchr("-_.", p[m]);
+
+		if (left && right)
+			return true;
+	}
+	return false;
+}
+
 /* A path component that names a target: corpus/regressions/<t>/x,
  * libFuzzer's work dir fuzz-work/<preset>/<t>/artifacts/crash-x, AFL's
- * <out>/<t>/crashes/id:x.  The nearest component wins. */
-static bool guess_target(const char *path, char *out, size_t len)
+ * <out>/<t>/crashes/id:x; the nearest component wins; then the file's own
+ * name. */
+bool kr_path_target(const char *path, char *out, size_t len)
 {
-	static const char *const all[] = {"api_seq", "concurrent", "async", "faults",
-	                                  "model_parse"};
 	char buf[4096];
 	char *comp[128];
 	int n = 0;
@@ -90,10 +109,11 @@ static bool guess_target(const char *path, char *out, size_t len)
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (char *s = strtok(buf, "/"); s && n < 128; s = strtok(NULL, "/"))
 		comp[n++] = s;
-	for (int i = n - 2; i >= 0; i--)
-		for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
-			if (names(comp[i], all[k])) {
-				snprintf(out, len, "%s", all[k]);
+	for (int i = n - 1; i >= 0; i--)
+		for (size_t k = 0; k < sizeof(all_targets) / sizeof(all_targets[0]); k++)
+			if (i == n - 1 ? name_holds(comp[i], all_targets[k])
+			               : names(comp[i], all_targets[k])) {
+				snprintf(out, len, "%s", all_targets[k]);
 				return true;
 			}
 	return false;
@@ -186,11 +206,15 @@ static int pick_target(kr_input_t *in, const char *target, const char *header)
 	}
 	in->target_guessed = true;
 	in->target_from = "path";
-	if (guess_target(in->path, in->target, sizeof(in->target)))
+	if (kr_path_target(in->path, in->target, sizeof(in->target)))
 		return 0;
-	snprintf(in->target, sizeof(in->target), "concurrent");
-	in->target_from = "default";
-	return 0;
+	/* No default: replayed under the wrong target a crash file gives a
+	 * false "not reproduced". */
+	fprintf(stderr,
+	        "kmgr-repro: %s: which target? Neither its path nor its name names one; give "
+	        "--target (api_seq, concurrent, async, faults, model_parse)\n",
+	        in->path);
+	return -1;
 }
 
 static int load_program(kr_input_t *in, const char *target)
@@ -285,4 +309,17 @@ int kr_write_program(const char *path, const kprog_t *p, const char *target, boo
 		return -1;
 	}
 	return 0;
+}
+
+bool kr_has_header(const char *path)
+{
+	char line[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	return !strncmp(line, HEADER, strlen(HEADER)) || !strncmp(line, "binary stress_", 14);
 }

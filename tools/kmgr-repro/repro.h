@@ -41,6 +41,11 @@ typedef struct kr_input {
 /* input.c: reads and classifies path; target may be NULL (guess).  Returns
  * 0 or -1 with one line on stderr. */
 int kr_input_load(kr_input_t *in, const char *path, const char *target);
+/* The target a path names (a folder, or a word of the file's name), if any. */
+bool kr_path_target(const char *path, char *out, size_t len);
+/* Does the file say what it is itself (a text program's header, a stress
+ * repro file's first line)? */
+bool kr_has_header(const char *path);
 void kr_input_free(kr_input_t *in);
 bool kr_is_target(const char *name);
 /* The text form with its target header (the form minimize --text writes). */

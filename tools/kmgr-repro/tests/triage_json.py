@@ -119,8 +119,8 @@ def main():
                              text=True, timeout=120)
         check(expect in rep.stdout, f"`{bucket['reproduce']}` printed {rep.stdout!r}")
 
-    text = subprocess.run([tool, "triage", str(crashes)], env=env, capture_output=True,
-                          text=True, timeout=120).stdout
+    text = subprocess.run([tool, "triage", str(crashes), "--target", "api_seq"], env=env,
+                          capture_output=True, text=True, timeout=120).stdout
     check("[DEDUP_TOKEN malloc--kalloc--kmgr_load]" in text, f"text form:\n{text}")
     check("6 file(s), 5 bucket(s)" in text, f"text form:\n{text}")
     print(f"triage_json: {len(doc['buckets'])} buckets as expected")
