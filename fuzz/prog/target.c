@@ -7,9 +7,12 @@
  * KMGR_FUZZ_VERBOSE (each op and the library's whole log),
  * KMGR_FUZZ_ASYNC_MIX (explicit SCHEDULE ops in implicit-async runs).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "prog.h"
 
@@ -48,18 +51,51 @@ int kfuzz_run_program(const kprog_t *p)
  * every forked child then starts warm, and an input's first run in a
  * process takes the same edges as its next (AFL++ counted these once-only
  * edges as unstable whenever a calibration began in a fresh process). */
-int kfuzz_initialize(void)
+static void warm_up(void)
 {
 	static kprog_t p;
 	char text[128];
 
-	fuzz_opts();
 	for (unsigned t = 0; t < KPROG_NTMPL; t++) {
 		snprintf(text, sizeof(text),
 		         "t0 load slot=0 tmpl=%u start=-1 count=-1\nt0 unload slot=0\n", t);
 		if (kprog_parse(text, &p, NULL, 0) == 0)
 			kfuzz_run_program(&p);
 	}
+}
+
+/* The warm-up runs under the oracle, so a bug in load or unload fails it.
+ * Failing here, before the first input, would kill every fuzzer at start
+ * with no crash file (nothing to replay, triage or minimize; "fuzzer
+ * failed to start" on ClusterFuzzLite).  So a child runs it first, while
+ * the process has no threads yet; only if the child comes through does
+ * this process warm up.  Otherwise it starts cold and the first input
+ * that loads finds the bug, as a testcase. */
+static bool warm_up_survives(void)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		warm_up();
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int kfuzz_initialize(void)
+{
+	fuzz_opts();
+	if (warm_up_survives()) {
+		warm_up();
+		return 0;
+	}
+	fprintf(stderr, "kfuzz: the warm-up (load and unload each template) failed, report above: "
+	                "starting cold, so that an input finds it and a crash file keeps it\n");
 	return 0;
 }
 
