@@ -32,7 +32,7 @@ static ks_mutex_t nrt_lifecycle_lock = KS_MUTEX_INITIALIZER;
 static ks_atomic_t nrt_state_v = KS_ATOMIC_INIT(NRT_STATE_UNINIT);
 /* Public calls between nrt__enter and nrt__leave.  Quiet atomics: the count
  * is not a scheduling point, so the guard adds none to the interleavings a
- * controlled run explores; the state load in nrt__guard stays the one point. */
+ * controlled run explores; the state load in nrt__enter stays the one point. */
 static ks_atomic_t nrt_inflight = KS_ATOMIC_INIT(0);
 
 nrt_state_t nrt__state(void)
@@ -40,12 +40,10 @@ nrt_state_t nrt__state(void)
 	return (nrt_state_t)ks_atomic_load(&nrt_state_v);
 }
 
-static NRT_STATUS nrt__guard(const char *fn)
+/* A refused call's answer and its log line, written after it no longer
+ * counts as in flight. */
+static NRT_STATUS nrt__refuse(const char *fn, nrt_state_t st)
 {
-	nrt_state_t st = nrt__state();
-
-	if (KS_LIKELY(st == NRT_STATE_INIT))
-		return NRT_SUCCESS;
 	if (st == NRT_STATE_CLOSED) {
 		klog_error("%s: called after nrt_close", fn);
 		return NRT_CLOSED;
@@ -57,16 +55,21 @@ static NRT_STATUS nrt__guard(const char *fn)
 /* Count the call in before checking the state, and nrt_close stores CLOSED
  * before waiting for the count to drain (both sequentially consistent): a
  * call either sees CLOSED and backs out, or close sees it and waits, so no
- * call runs on a runtime nrt_close is tearing down. */
+ * call runs on a runtime nrt_close is tearing down.  A refused call backs
+ * out before it logs: it counts for the few instructions between its
+ * increment and its state load, so threads that keep calling after close
+ * cannot keep the count from reaching zero (they held close for seconds
+ * while their log lines were written). */
 NRT_STATUS nrt__enter(const char *fn)
 {
-	NRT_STATUS rc;
+	nrt_state_t st;
 
 	ks_atomic_add_quiet(&nrt_inflight, 1);
-	rc = nrt__guard(fn);
-	if (rc)
-		ks_atomic_add_quiet(&nrt_inflight, -1);
-	return rc;
+	st = nrt__state();
+	if (KS_LIKELY(st == NRT_STATE_INIT))
+		return NRT_SUCCESS;
+	ks_atomic_add_quiet(&nrt_inflight, -1);
+	return nrt__refuse(fn, st);
 }
 
 NRT_STATUS nrt__leave(NRT_STATUS rc)
