@@ -28,6 +28,7 @@
 #include "base/kfault.h"
 #include "oracle/oracle.h"
 #include "prog/prog.h"
+#include "sched/kctl.h"
 
 /* A container a program loads: its bytes and the oracle's description
  * (kh_run describes every entry not yet described, before the runtime
@@ -106,6 +107,12 @@ typedef struct kh_config {
 	bool free_running;    /* real threads instead of the controlled scheduler */
 	const uint8_t *sched; /* controlled: the decision bytes */
 	size_t nsched;
+	/* controlled: memory access points (ks_ctl_config_t.ap) */
+	unsigned nap;
+	struct {
+		uint8_t thread;
+		uint32_t k;
+	} ap[KS_CTL_MAX_AP];
 	uint64_t max_steps; /* controlled: the hang bound (0 = the default) */
 	bool reference;     /* single-threaded: statuses checked exactly */
 	bool async_mix;     /* implicit async: run explicit SCHEDULE ops too */

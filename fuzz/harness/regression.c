@@ -62,8 +62,14 @@ static int kr_config(const kh_regression_t *t, kh_config_t *c, kh_model_t *model
 	c->thread = kr_thread;
 	c->sched = t->sched;
 	c->nsched = t->nsched;
+	c->nap = t->nap;
+	for (unsigned i = 0; i < t->nap && i < KPROG_MAX_AP; i++) {
+		c->ap[i].thread = t->ap[i].thread;
+		c->ap[i].k = t->ap[i].k;
+	}
 	c->hooks.report = kr_report;
-	if (t->nthreads < 1 || t->nthreads > KPROG_MAX_THREADS || t->nsched > KPROG_MAX_SCHED) {
+	if (t->nthreads < 1 || t->nthreads > KPROG_MAX_THREADS || t->nsched > KPROG_MAX_SCHED ||
+	    t->nap > KPROG_MAX_AP) {
 		fprintf(stderr, "%s: %u threads, %zu decision bytes: out of range\n", t->name,
 		        t->nthreads, t->nsched);
 		return -1;

@@ -41,6 +41,11 @@ typedef struct kh_regression {
 	unsigned nblobs;
 	size_t nsched; /* the decision bytes */
 	uint8_t sched[KPROG_MAX_SCHED];
+	unsigned nap; /* memory access points (prog.h) */
+	struct {
+		uint8_t thread;
+		uint32_t k;
+	} ap[KPROG_MAX_AP];
 } kh_regression_t;
 
 /* The test's declaration. */

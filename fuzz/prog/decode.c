@@ -130,11 +130,18 @@ void kprog_decode(const uint8_t *data, size_t size, kprog_t *p)
 	p->async = flags & 1;
 	p->nc = (uint8_t)(1u << ((flags >> 1) & 3));
 	p->nthreads = (uint8_t)(1 + ((flags >> 3) & 3));
+	p->nap = (uint8_t)((flags >> 5) & 7);
 	p->qdepth = (uint8_t)(1 + rd(&r) % 8);
 	nf = rd(&r) % (KPROG_MAX_FAULTS + 1);
 	nops = rd(&r) % (KPROG_MAX_OPS + 1);
 	for (unsigned i = 0; i < nf; i++)
 		decode_fault(&r, &p->plan.e[p->plan.n++]);
+	for (unsigned i = 0; i < p->nap; i++) {
+		uint8_t t = rd(&r), lo = rd(&r), hi = rd(&r);
+
+		p->ap[i].thread = t % KPROG_AP_THREADS;
+		p->ap[i].k = 1u + (uint32_t)(lo | hi << 8);
+	}
 	for (unsigned i = 0; i < nops && decode_op(&r, p, &p->ops[p->nops]); i++)
 		p->nops++;
 	if (r.off < size) {

@@ -66,12 +66,18 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 	struct writer w = {out, cap, 0};
 	unsigned ncl = p->nc >= 8 ? 3 : p->nc >= 4 ? 2 : p->nc >= 2 ? 1 : 0;
 
-	wr(&w, (uint8_t)((p->async ? 1 : 0) | ncl << 1 | (unsigned)(p->nthreads - 1) << 3));
+	wr(&w, (uint8_t)((p->async ? 1 : 0) | ncl << 1 | (unsigned)(p->nthreads - 1) << 3 |
+	                 (unsigned)p->nap << 5));
 	wr(&w, (uint8_t)(p->qdepth - 1));
 	wr(&w, (uint8_t)p->plan.n);
 	wr(&w, (uint8_t)p->nops);
 	for (unsigned i = 0; i < p->plan.n; i++)
 		encode_fault(&w, &p->plan.e[i]);
+	for (unsigned i = 0; i < p->nap; i++) {
+		wr(&w, p->ap[i].thread);
+		wr(&w, (uint8_t)((p->ap[i].k - 1) & 0xff));
+		wr(&w, (uint8_t)((p->ap[i].k - 1) >> 8));
+	}
 	for (unsigned i = 0; i < p->nops; i++)
 		encode_op(&w, p, &p->ops[i]);
 	for (unsigned i = 0; i < p->nsched; i++)
@@ -96,6 +102,11 @@ bool kprog_equal(const kprog_t *a, const kprog_t *b)
 	if (a->plan.n != b->plan.n ||
 	    memcmp(a->plan.e, b->plan.e, a->plan.n * sizeof(a->plan.e[0])))
 		return false;
+	if (a->nap != b->nap)
+		return false;
+	for (unsigned i = 0; i < a->nap; i++)
+		if (a->ap[i].thread != b->ap[i].thread || a->ap[i].k != b->ap[i].k)
+			return false;
 	for (unsigned i = 0; i < a->nops; i++)
 		if (!op_equal(a, &a->ops[i], b, &b->ops[i]))
 			return false;

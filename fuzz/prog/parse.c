@@ -96,6 +96,25 @@ static int parse_fault(struct pctx *c, char **tok, int n)
 	return fail(c, "fault: kind not allowed in a program: %s", tok[1]);
 }
 
+/* "access tT:K": the K-th heap or global access of logical thread T is a
+ * scheduling point. */
+static int parse_access(struct pctx *c, char **tok, int n)
+{
+	char *colon;
+	long t, k;
+
+	if (n != 2 || tok[1][0] != 't' || !(colon = strchr(tok[1], ':')))
+		return fail(c, "access: expected tT:K");
+	*colon++ = 0;
+	if (parse_int(tok[1] + 1, 0, KPROG_AP_THREADS - 1, &t) || parse_int(colon, 1, 65536, &k))
+		return fail(c, "access: thread 0..%d and access 1..65536", KPROG_AP_THREADS - 1);
+	if (c->p->nap >= KPROG_MAX_AP)
+		return fail(c, "access: more than %d entries", KPROG_MAX_AP);
+	c->p->ap[c->p->nap].thread = (uint8_t)t;
+	c->p->ap[c->p->nap++].k = (uint32_t)k;
+	return 0;
+}
+
 static int parse_sched(struct pctx *c, char **tok, int n)
 {
 	for (int i = 1; i < n; i++) {
@@ -224,6 +243,8 @@ static int parse_line(struct pctx *c, char *line)
 		return parse_config(c, tok, n);
 	if (!strcmp(tok[0], "fault"))
 		return parse_fault(c, tok, n);
+	if (!strcmp(tok[0], "access"))
+		return parse_access(c, tok, n);
 	if (!strcmp(tok[0], "sched"))
 		return parse_sched(c, tok, n);
 	if (tok[0][0] == 't' && isdigit((unsigned char)tok[0][1]))

@@ -14,10 +14,14 @@
  * into its range), so a small byte change is a small program change:
  *
  *   byte 0   flags: bit0 implicit-async, bits1-2 cores {1,2,4,8},
- *            bits3-4 threads-1
+ *            bits3-4 threads-1, bits5-7 memory access points (0..7)
  *   byte 1   queue depth - 1 (mod 8)
  *   byte 2   fault entries (mod KPROG_MAX_FAULTS+1), each 4 bytes:
  *            kind, site index, nth-1, arg   (see decode.c)
+ *            then the access points, each 3 bytes: logical thread (mod 8),
+ *            k-1 little-endian: the k-th heap or global access of that
+ *            thread is a scheduling point (lib/sched/ctl_access.c; 0 of
+ *            them, the old inputs' value, changes nothing)
  *   byte 3   operations (mod KPROG_MAX_OPS+1), each 6 bytes:
  *            kind, thread, a0, a1, a2, a3; a LOAD of the inline template
  *            is followed by a 2-byte little-endian length and that many
@@ -30,6 +34,7 @@
  * Text form (print.c / parse.c): one line per item, '#' comments:
  *   config mode=sync nc=4 qdepth=4 threads=2
  *   fault alloc:kmgr.exec_resources:1
+ *   access t1:57
  *   t0 load slot=0 tmpl=0 start=-1 count=-1
  *   t0 load slot=1 inline=4b4d4f44... start=0 count=1
  *   t1 exec slot=0 in=dev out=host repeat=1
@@ -47,6 +52,8 @@
 #define KPROG_MAX_THREADS  4
 #define KPROG_MAX_OPS      48
 #define KPROG_MAX_FAULTS   3
+#define KPROG_MAX_AP       7    /* memory access points (byte 0, bits 5-7) */
+#define KPROG_AP_THREADS   8    /* logical thread ids an access point names */
 #define KPROG_SLOTS        4    /* model slots, shared by all threads */
 #define KPROG_TSLOTS       4    /* tensor slots, per thread */
 #define KPROG_MAX_BLOB     4096 /* inline container bytes, whole program */
@@ -113,6 +120,11 @@ typedef struct kprog {
 	uint8_t qdepth;     /* 1..8 */
 	uint8_t nthreads;   /* 1..4 */
 	kfault_plan_t plan; /* installed before nrt_init */
+	uint8_t nap;        /* memory access points, 0..KPROG_MAX_AP */
+	struct {
+		uint8_t thread; /* the run's logical thread id (0: main) */
+		uint32_t k;     /* its k-th heap or global access, 1..65536 */
+	} ap[KPROG_MAX_AP];
 	uint32_t nops;
 	kprog_op_t ops[KPROG_MAX_OPS];
 	uint32_t blob_used;

@@ -129,6 +129,11 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
 	c.free_running = o->backend == KPROG_FREE;
 	c.sched = p->sched;
 	c.nsched = p->nsched;
+	c.nap = p->nap;
+	for (unsigned i = 0; i < p->nap; i++) {
+		c.ap[i].thread = p->ap[i].thread;
+		c.ap[i].k = p->ap[i].k;
+	}
 	c.max_steps = o->max_steps;
 	c.reference = o->reference;
 	c.async_mix = o->async_mix;

@@ -57,9 +57,11 @@ struct ks_lthread {
 	uint64_t wake_ns;
 	int64_t prio; /* PCT */
 	bool started, joined, has_jb;
-	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
-	bool at_access; /* at an access point: sleepers are candidates too */
-	jmp_buf jb;     /* where an aborted run unwinds this thread to */
+	bool yielding;     /* at a ks_yield: the others come first (ctl.c) */
+	bool at_access;    /* at an access point: sleepers are candidates too */
+	uint64_t accesses; /* heap and global accesses so far (ctl_access.c) */
+	uint64_t ap_next;  /* the access that is the next access point; 0: none */
+	jmp_buf jb;        /* where an aborted run unwinds this thread to */
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;
@@ -108,6 +110,10 @@ static inline void set_tstate(struct ks_lthread *t, int s)
 {
 	atomic_store_explicit(&t->state, s, memory_order_relaxed);
 }
+
+/* The first access point of cfg.ap for thread id after access `after`
+ * (0: none left), ctl_access.c. */
+uint64_t ks__ap_next(int id, uint64_t after);
 
 /* Tell TSan to ignore the scheduler's own memory accesses and sync. */
 void ks__enter(void);

@@ -23,6 +23,8 @@
 #include "ksched.h"
 
 #define KS_CTL_MAX_THREADS 64
+/* Memory access points an input may ask for in one run (ks_ctl_config_t.ap). */
+#define KS_CTL_MAX_AP 8
 
 typedef enum ks_strategy {
 	KS_STRAT_BYTES = 0, /* decisions from bytes; deterministic fallback when they run out */
@@ -79,6 +81,19 @@ typedef struct ks_ctl_config {
 	 * adds steps and decisions, so schedules recorded without it replay
 	 * differently with it. */
 	bool access_points;
+	/* Memory access points (ctl_access.c, docs/scheduler.md): in a build
+	 * whose code under test carries the compiler's load/store callbacks,
+	 * the k-th heap or global access of logical thread `thread` (its id:
+	 * 0 is main) is a scheduling point at which sleepers are candidates, as
+	 * at ks_access_point().  Chosen by the input, a few per run, so a run
+	 * adds ap_n decisions, not one per access.  ap_n = 0: no access is a
+	 * point (the default; every schedule recorded before replays as it
+	 * was). */
+	uint32_t ap_n;
+	struct {
+		uint8_t thread;
+		uint32_t k; /* >= 1 */
+	} ap[KS_CTL_MAX_AP];
 	ks_ctl_failure_fn on_failure;
 	void *failure_ctx;
 } ks_ctl_config_t;

@@ -219,6 +219,12 @@ static void declaration(emit_t *e, const kr_input_t *in)
 			fprintf(f, "%s0x%02x", i ? ", " : "", p->sched[i]);
 		fprintf(f, "}, ");
 	}
+	if (p->nap) {
+		fprintf(f, ".nap = %u, .ap = {", p->nap);
+		for (unsigned i = 0; i < p->nap; i++)
+			fprintf(f, "%s{%u, %u}", i ? ", " : "", p->ap[i].thread, p->ap[i].k);
+		fprintf(f, "}, ");
+	}
 	fprintf(f, ".nsched = %u,\n\t.name = ", p->nsched);
 	c_string(f, e->name);
 	fprintf(f, ", .target = ");

@@ -1,0 +1,87 @@
+/*
+ * ctl_access.c - memory access points: the compiler's load/store callbacks
+ * (-fsanitize-coverage=trace-loads,trace-stores, on the code under test in
+ * the fuzz builds: lib/kmgr, lib/nrt, lib/emu) turned into scheduling
+ * points of the controlled backend.
+ *
+ * The scheduler otherwise preempts only at synchronization calls, so a
+ * window between a release and a plain access (a read after the last
+ * reference is dropped, a check-then-act on a plain field) has no point in
+ * it and no input can put another thread there.  Every heap or global
+ * access can now be one, but only the few the run's config names are:
+ * ks_ctl_config_t.ap lists (logical thread, k) pairs, and the k-th such
+ * access of that thread is a point at which the sleeping threads are
+ * candidates too, as at ks_access_point().  A run costs ap_n decisions,
+ * not one per access; with ap_n = 0 every access returns at once.
+ *
+ * Stack accesses are not points: a thread's own locals cannot be another
+ * thread's window.  The filter is the current frame's neighbourhood (a
+ * local lives above the frame that reads it, within a few hundred KiB):
+ * cheap, and an object it misjudges only loses or gains a candidate
+ * point, never changes what the program computes.
+ */
+#include <stdint.h>
+
+#include "ctl_int.h"
+
+/* How far above the current frame the stack is taken to reach. */
+#define KS_STACK_WINDOW (256u * 1024u)
+
+uint64_t ks__ap_next(int id, uint64_t after)
+{
+	uint64_t best = 0;
+
+	for (uint32_t i = 0; i < ks__g.cfg.ap_n && i < KS_CTL_MAX_AP; i++) {
+		uint64_t k = ks__g.cfg.ap[i].k;
+
+		if (ks__g.cfg.ap[i].thread == id && k > after && (!best || k < best))
+			best = k;
+	}
+	return best;
+}
+
+#if !defined(KSCHED_PRODUCTION_ONLY)
+/* Nothing in the installed library is instrumented, so it has neither
+ * this nor the callbacks below. */
+static void ks_ctl_mem_access(const void *addr)
+{
+	struct ks_lthread *t = ks__tl_self;
+	uintptr_t a = (uintptr_t)addr, fp = (uintptr_t)__builtin_frame_address(0);
+
+	if (!t || !ks__g.cfg.ap_n || a - fp < KS_STACK_WINDOW)
+		return;
+	ks__enter();
+	if (++t->accesses == t->ap_next) {
+		t->ap_next = ks__ap_next(t->id, t->accesses);
+		if (ks__failed()) {
+			ks__failed_point();
+		} else {
+			t->at_access = true;
+			ks__point(t, "memory access point");
+			t->at_access = false;
+		}
+	}
+	ks__leave();
+}
+
+/* The callbacks clang calls before each instrumented load and store. */
+#define KS_ACCESS_CALLBACKS(n, type)                                                               \
+	void __sanitizer_cov_load##n(type *addr);                                                  \
+	void __sanitizer_cov_store##n(type *addr);                                                 \
+	void __sanitizer_cov_load##n(type *addr)                                                   \
+	{                                                                                          \
+		if (ks_controlled())                                                               \
+			ks_ctl_mem_access(addr);                                                   \
+	}                                                                                          \
+	void __sanitizer_cov_store##n(type *addr)                                                  \
+	{                                                                                          \
+		if (ks_controlled())                                                               \
+			ks_ctl_mem_access(addr);                                                   \
+	}
+
+KS_ACCESS_CALLBACKS(1, uint8_t)
+KS_ACCESS_CALLBACKS(2, uint16_t)
+KS_ACCESS_CALLBACKS(4, uint32_t)
+KS_ACCESS_CALLBACKS(8, uint64_t)
+KS_ACCESS_CALLBACKS(16, __int128)
+#endif
