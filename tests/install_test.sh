@@ -69,6 +69,10 @@ misplaced=$(objdump -T "$so" | awk '$NF ~ /^nrta?_/ {
 	if ($(NF - 1) != want) print $NF " at " $(NF - 1) }')
 [ -z "$misplaced" ] || { echo "install_test: wrong version nodes: $misplaced" >&2; exit 1; }
 echo "SONAME $soname; nrt_* at NRT_2.0.0, nrta_* at NRT_3.0.0"
+# The fuzz builds' memory access points (lib/sched/ctl_access.c) stay out of
+# the installed library: no callback defined, none called.
+cov=$(nm "$so" "$prefix/$libdir/libnrt.a" 2>/dev/null | grep -c '__sanitizer_cov_\(load\|store\)' || true)
+[ "$cov" = 0 ] || { echo "install_test: libnrt carries $cov load/store callback symbols" >&2; exit 1; }
 
 step "installed programs"
 # Each starts from the prefix: 0 for --help, or 1/2 for a tool that takes
