@@ -725,6 +725,9 @@ def head_section(rep):
              esc(rep["date"]), esc(rep["generated"]),
              "; %s min per run" % esc(meta["minutes"]) if meta.get("minutes") else "",
              "; commit %s" % esc(meta["commit"]) if meta.get("commit") else "")]
+    if meta.get("interrupted"):
+        h.append('<p id="interrupted" class="bad">interrupted by %s: the parts below are those '
+                 'that finished (or had started)</p>' % esc(meta["interrupted"]))
     nf = sum(1 for f in rep["findings"] if f.get("reproduces"))
     nn = sum(1 for f in rep["findings"] if f.get("new"))
     bad = [r for r in rep["stress"] if r.get("result") != "SUCCESS"]

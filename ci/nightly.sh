@@ -30,17 +30,23 @@
 #   --keep N       keep the newest N night folders of --out (default 14; 0: all);
 #                  every night's figures and finding keys stay in DIR/trend.json
 #
+# Interrupted (SIGINT, SIGTERM, SIGHUP): the running part gets SIGTERM (30 s,
+# then SIGKILL), the report is written from what finished, marked
+# "interrupted", and the script exits 128+signal.  Two runs started in the
+# same minute get folders of their own (<run>, <run>-2, ...).
 # Exit status: 0 every part passed, 1 otherwise (the report is written
 # either way), 2 bad usage.  Builds go to --build-root/<preset> (default
 # build/<preset>, the presets' own trees).
 set -uo pipefail
+. "$(dirname "$0")/lib/signals.sh"
+kmgr_signals_reset "$0" "$@"
 src=$(cd "$(dirname "$0")/.." && pwd)
 minutes=10 out="$src/nightly-out" history="" threads=4
 presets="tsan release" binaries="refdrain async churn faults" fuzz_presets="asan tsan"
 do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0 keep=14
 build_root="$src/build"
 args=("$@")
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly.sh: $*" >&2; exit 2; }
 need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -85,7 +91,15 @@ history=${history:-$out}
 day=$(date -u +%Y-%m-%d)
 run=$(date -u +%Y-%m-%dT%H%MZ) # several runs a day each keep their folder
 night=$out/$run
-rm -rf "${night:?}"
+# mkdir is the claim: a second run in the same minute takes <run>-2, and
+# nothing of another run's folder is ever removed
+n=1
+until mkdir "$night" 2>/dev/null; do
+	n=$((n + 1))
+	[ "$n" -le 100 ] || die "--out $out: cannot make a folder for this run"
+	night=$out/$run-$n
+done
+run=$(basename "$night")
 mkdir -p "$night/stress" "$night/fuzz" "$night/repro" "$night/logs"
 : >"$night/.start"
 . "$src/sanitizers/env.sh"
@@ -95,6 +109,59 @@ ok=1
 parts=()
 part() { parts+=("$1=$2"); [ "$2" = 0 ] || ok=0; }
 
+# write_report: meta.json and the page, from what the night has so far
+# (also when interrupted: meta.json then says by what).
+write_report() {
+	local commit
+	commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	python3 - "$night/meta.json" "$day" "$run" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" \
+		"$interrupted" "${parts[@]}" <<'PY'
+import json, sys
+path, day, run, minutes, commit, command, interrupted = sys.argv[1:8]
+parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[8:])}
+meta = {"date": day, "run": run, "minutes": float(minutes), "commit": commit,
+        "command": command, "parts": parts}
+if interrupted:
+    meta["interrupted"] = interrupted
+json.dump(meta, open(path, "w"), indent=1)
+PY
+	python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
+		--trend "$out/trend.json" --keep "$keep" \
+		--repro-tool "$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro" || ok=0
+	echo "nightly.sh: report $night/nightly.html ($night/nightly.json)${interrupted:+, interrupted by $interrupted}"
+}
+
+# run_part CMD...: CMD in the background, waited for, so that a signal to
+# the night is acted on at once (bash runs a trap only after a foreground
+# command ends) and reaches the part (on_signal).
+child="" interrupted=""
+exec 3>&2 # the night's own stderr, for a trap that runs inside a part's redirection
+run_part() {
+	local rc=0
+	"$@" &
+	child=$!
+	wait "$child" || rc=$?
+	child=""
+	return "$rc"
+}
+on_signal() {
+	local i
+	trap '' INT TERM HUP
+	interrupted=$1
+	echo "nightly.sh: $1: stopping the running part and writing the report so far" >&3
+	if [ -n "$child" ]; then
+		kill -TERM "$child" 2>/dev/null
+		for i in $(seq 300); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
+	write_report
+	exit "$2"
+}
+trap 'on_signal SIGINT 130' INT
+trap 'on_signal SIGTERM 143' TERM
+trap 'on_signal SIGHUP 129' HUP
+
 if [ "$do_stress" = 1 ]; then
 	for preset in $presets; do
 		build="$build_root/$preset"
@@ -103,7 +170,7 @@ if [ "$do_stress" = 1 ]; then
 		for b in $binaries; do targets="$targets stress_$b"; done
 		# (a subshell: a failed configure fails this preset, not the night)
 		if ! (kmgr_configure nightly.sh "$build" --preset "$preset" >/dev/null) ||
-			! cmake --build "$build" -j2 --target $targets >"$night/logs/build-$preset.log" 2>&1; then
+			! run_part cmake --build "$build" -j2 --target $targets >"$night/logs/build-$preset.log" 2>&1; then
 			echo "build $preset failed: $night/logs/build-$preset.log"
 			part "build_$preset" 1
 			continue
@@ -114,9 +181,10 @@ if [ "$do_stress" = 1 ]; then
 			stamp "stress_$b ($preset) for ${secs}s"
 			env_extra=()
 			[ "$preset" = release ] && env_extra=(MALLOC_CONF=junk:true)
-			(cd "$night" && env "${env_extra[@]}" "$build/stress/stress_$b" --seconds "$secs" \
+			run_part sh -c 'cd "$1" && shift && exec "$@"' sh "$night" env "${env_extra[@]}" \
+				"$build/stress/stress_$b" --seconds "$secs" \
 				--threads "$threads" --seed "$(date -u +%j)" --stall-seconds 60 \
-				--json "$json" --repro-dir "$night/repro" --quiet) >"$log" 2>&1
+				--json "$json" --repro-dir "$night/repro" --quiet >"$log" 2>&1
 			rc=$?
 			tail -n 1 "$log"
 			# a crash or a kill leaves no summary: the report still shows the run
@@ -134,7 +202,7 @@ fuzz_preset() {
 	local p=$1 fmin=$2 rc d t repro fjson=()
 	stamp "ci/fuzz.sh --preset $p --minutes $fmin"
 	"$src/ci/fuzz.sh" --help 2>/dev/null | grep -q -- --json && fjson=(--json "$night/fuzz-$p.json")
-	"$src/ci/fuzz.sh" --preset "$p" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz-$p.log" 2>&1
+	run_part "$src/ci/fuzz.sh" --preset "$p" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz-$p.log" 2>&1
 	rc=$?
 	tail -n 12 "$night/logs/fuzz-$p.log"
 	part "fuzz_$p" "$rc"
@@ -148,8 +216,9 @@ fuzz_preset() {
 	[ -d "$night/findings/$p" ] || return 0
 	repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
 	stamp "kmgr-repro ($p) triage $night/findings/$p"
-	cmake --build "$build_root/$p" -j2 --target kmgr-repro >/dev/null 2>&1
-	"$repro" triage "$night/findings/$p" --json >"$night/triage-$p.json" 2>"$night/logs/triage-$p.err"
+	run_part cmake --build "$build_root/$p" -j2 --target kmgr-repro >/dev/null 2>&1
+	run_part "$repro" triage "$night/findings/$p" --json >"$night/triage-$p.json" \
+		2>"$night/logs/triage-$p.err"
 	part "triage_$p" $?
 }
 
@@ -158,7 +227,7 @@ if [ "$do_fuzz" = 1 ]; then
 	for p in $fuzz_presets; do fuzz_preset "$p" "$fmin"; done
 	if [ "$do_afl" = 1 ] && [ -x "$src/ci/afl.sh" ]; then
 		stamp "ci/afl.sh --minutes $fmin"
-		"$src/ci/afl.sh" --minutes "$fmin" >"$night/logs/afl.log" 2>&1
+		run_part "$src/ci/afl.sh" --minutes "$fmin" >"$night/logs/afl.log" 2>&1
 		part afl $?
 		tail -n 8 "$night/logs/afl.log"
 		# its crashes: triaged with the first fuzz preset's kmgr-repro
@@ -184,7 +253,7 @@ fi
 
 if [ "$do_cov" = 1 ]; then
 	stamp "ci/coverage.sh over the grown corpus"
-	"$src/ci/coverage.sh" --out "$night/coverage" --build "$build_root/coverage" \
+	run_part "$src/ci/coverage.sh" --out "$night/coverage" --build "$build_root/coverage" \
 		>"$night/logs/coverage.log" 2>&1
 	rc=$?
 	grep -E '^(model_parse|api_seq|concurrent|async|faults|all) ' "$night/logs/coverage.log"
@@ -194,7 +263,7 @@ fi
 if [ "$do_mut" = 1 ]; then
 	if [ -x "$src/ci/mutant-controls.sh" ]; then
 		stamp "ci/mutant-controls.sh"
-		"$src/ci/mutant-controls.sh" >"$night/logs/mutants.log" 2>&1
+		run_part "$src/ci/mutant-controls.sh" >"$night/logs/mutants.log" 2>&1
 		rc=$?
 		tail -n 5 "$night/logs/mutants.log"
 		part mutants "$rc"
@@ -203,16 +272,5 @@ if [ "$do_mut" = 1 ]; then
 	fi
 fi
 
-commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
-python3 - "$night/meta.json" "$day" "$run" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" "${parts[@]}" <<'PY'
-import json, sys
-path, day, run, minutes, commit, command = sys.argv[1:7]
-parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[7:])}
-json.dump({"date": day, "run": run, "minutes": float(minutes), "commit": commit,
-           "command": command, "parts": parts}, open(path, "w"), indent=1)
-PY
-python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
-	--trend "$out/trend.json" --keep "$keep" \
-	--repro-tool "$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro" || ok=0
-echo "nightly.sh: report $night/nightly.html ($night/nightly.json)"
+write_report
 [ "$ok" = 1 ]
