@@ -118,6 +118,29 @@ static bool decode_op(struct reader *r, kprog_t *p, kprog_op_t *op)
 	return true;
 }
 
+/* The access points are the input's last 3 * nap bytes (thread, k-1 little
+ * endian each), taken from the end of the decision tail: turning them on
+ * (byte 0) leaves the operations and the first decisions as they were, so
+ * the mutation that adds one keeps the program it mutates.  Missing bytes
+ * read as zero.  Returns where the decision bytes end. */
+static size_t decode_access_points(const uint8_t *data, size_t off, size_t size, kprog_t *p)
+{
+	size_t tail = size > off ? size - off : 0, need = 3u * p->nap;
+	size_t start = tail >= need ? size - need : off;
+
+	for (unsigned i = 0; i < p->nap; i++) {
+		size_t at = start + 3u * i;
+		uint8_t b[3] = {0, 0, 0};
+
+		for (unsigned j = 0; j < 3; j++)
+			if (at + j < size && at + j >= off)
+				b[j] = data[at + j];
+		p->ap[i].thread = b[0] % KPROG_AP_THREADS;
+		p->ap[i].k = 1u + (uint32_t)(b[1] | b[2] << 8);
+	}
+	return p->nap ? start : size;
+}
+
 void kprog_decode(const uint8_t *data, size_t size, kprog_t *p)
 {
 	struct reader r = {data, size, 0};
@@ -136,14 +159,9 @@ void kprog_decode(const uint8_t *data, size_t size, kprog_t *p)
 	nops = rd(&r) % (KPROG_MAX_OPS + 1);
 	for (unsigned i = 0; i < nf; i++)
 		decode_fault(&r, &p->plan.e[p->plan.n++]);
-	for (unsigned i = 0; i < p->nap; i++) {
-		uint8_t t = rd(&r), lo = rd(&r), hi = rd(&r);
-
-		p->ap[i].thread = t % KPROG_AP_THREADS;
-		p->ap[i].k = 1u + (uint32_t)(lo | hi << 8);
-	}
 	for (unsigned i = 0; i < nops && decode_op(&r, p, &p->ops[p->nops]); i++)
 		p->nops++;
+	size = decode_access_points(data, r.off, size, p);
 	if (r.off < size) {
 		p->nsched =
 		    (uint32_t)(size - r.off > KPROG_MAX_SCHED ? KPROG_MAX_SCHED : size - r.off);

@@ -73,15 +73,15 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 	wr(&w, (uint8_t)p->nops);
 	for (unsigned i = 0; i < p->plan.n; i++)
 		encode_fault(&w, &p->plan.e[i]);
-	for (unsigned i = 0; i < p->nap; i++) {
-		wr(&w, p->ap[i].thread);
-		wr(&w, (uint8_t)((p->ap[i].k - 1) & 0xff));
-		wr(&w, (uint8_t)((p->ap[i].k - 1) >> 8));
-	}
 	for (unsigned i = 0; i < p->nops; i++)
 		encode_op(&w, p, &p->ops[i]);
 	for (unsigned i = 0; i < p->nsched; i++)
 		wr(&w, p->sched[i]);
+	for (unsigned i = 0; i < p->nap; i++) { /* the last bytes (decode.c) */
+		wr(&w, p->ap[i].thread);
+		wr(&w, (uint8_t)((p->ap[i].k - 1) & 0xff));
+		wr(&w, (uint8_t)((p->ap[i].k - 1) >> 8));
+	}
 	return w.off;
 }
 

@@ -18,10 +18,6 @@
  *   byte 1   queue depth - 1 (mod 8)
  *   byte 2   fault entries (mod KPROG_MAX_FAULTS+1), each 4 bytes:
  *            kind, site index, nth-1, arg   (see decode.c)
- *            then the access points, each 3 bytes: logical thread (mod 8),
- *            k-1 little-endian: the k-th heap or global access of that
- *            thread is a scheduling point (lib/sched/ctl_access.c; 0 of
- *            them, the old inputs' value, changes nothing)
  *   byte 3   operations (mod KPROG_MAX_OPS+1), each 6 bytes:
  *            kind, thread, a0, a1, a2, a3; a LOAD of the inline template
  *            is followed by a 2-byte little-endian length and that many
@@ -29,7 +25,11 @@
  *            the first kinds; a kind added later has a byte value of its
  *            own, counting down from KPROG_KIND_BYTE_TOP (kinds.c), so
  *            that every other input keeps its meaning
- *   rest     scheduling decisions (at most KPROG_MAX_SCHED bytes used)
+ *   rest     scheduling decisions (at most KPROG_MAX_SCHED bytes used),
+ *            less the last 3 bytes per access point: logical thread (mod
+ *            8), k-1 little-endian: the k-th heap or global access of that
+ *            thread is a scheduling point (lib/sched/ctl_access.c; none,
+ *            the old inputs' value, changes nothing)
  *
  * Text form (print.c / parse.c): one line per item, '#' comments:
  *   config mode=sync nc=4 qdepth=4 threads=2
