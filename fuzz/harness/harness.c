@@ -1020,6 +1020,7 @@ int kh_run(const kh_config_t *c, kh_result_t *r)
 		cfg.ap_n = c->nap < KS_CTL_MAX_AP ? c->nap : KS_CTL_MAX_AP;
 		for (unsigned i = 0; i < cfg.ap_n; i++) {
 			cfg.ap[i].thread = c->ap[i].thread;
+			cfg.ap[i].point = c->ap[i].point;
 			cfg.ap[i].k = c->ap[i].k;
 		}
 		if (ks_ctl_begin(&cfg))

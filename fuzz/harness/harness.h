@@ -111,7 +111,7 @@ typedef struct kh_config {
 	unsigned nap;
 	struct {
 		uint8_t thread;
-		uint32_t k;
+		uint32_t point, k;
 	} ap[KS_CTL_MAX_AP];
 	uint64_t max_steps; /* controlled: the hang bound (0 = the default) */
 	bool reference;     /* single-threaded: statuses checked exactly */

@@ -65,6 +65,7 @@ static int kr_config(const kh_regression_t *t, kh_config_t *c, kh_model_t *model
 	c->nap = t->nap;
 	for (unsigned i = 0; i < t->nap && i < KPROG_MAX_AP; i++) {
 		c->ap[i].thread = t->ap[i].thread;
+		c->ap[i].point = t->ap[i].point;
 		c->ap[i].k = t->ap[i].k;
 	}
 	c->hooks.report = kr_report;

@@ -44,7 +44,7 @@ typedef struct kh_regression {
 	unsigned nap; /* memory access points (prog.h) */
 	struct {
 		uint8_t thread;
-		uint32_t k;
+		uint32_t point, k;
 	} ap[KPROG_MAX_AP];
 } kh_regression_t;
 

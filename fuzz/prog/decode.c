@@ -118,8 +118,9 @@ static bool decode_op(struct reader *r, kprog_t *p, kprog_op_t *op)
 	return true;
 }
 
-/* The access points are the input's last 3 * nap bytes (thread, k-1 little
- * endian each), taken from the end of the decision tail: turning them on
+/* The access points are the input's last 3 * nap bytes (thread | k-1 << 3,
+ * then the point, little endian), taken from the end of the decision
+ * tail: turning them on
  * (byte 0) leaves the operations and the first decisions as they were, so
  * the mutation that adds one keeps the program it mutates.  Missing bytes
  * read as zero.  Returns where the decision bytes end. */
@@ -136,7 +137,8 @@ static size_t decode_access_points(const uint8_t *data, size_t off, size_t size,
 			if (at + j < size && at + j >= off)
 				b[j] = data[at + j];
 		p->ap[i].thread = b[0] % KPROG_AP_THREADS;
-		p->ap[i].k = 1u + (uint32_t)(b[1] | b[2] << 8);
+		p->ap[i].k = (uint8_t)(1u + (b[0] >> 3));
+		p->ap[i].point = (uint16_t)(b[1] | b[2] << 8);
 	}
 	return p->nap ? start : size;
 }

@@ -78,9 +78,9 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 	for (unsigned i = 0; i < p->nsched; i++)
 		wr(&w, p->sched[i]);
 	for (unsigned i = 0; i < p->nap; i++) { /* the last bytes (decode.c) */
-		wr(&w, p->ap[i].thread);
-		wr(&w, (uint8_t)((p->ap[i].k - 1) & 0xff));
-		wr(&w, (uint8_t)((p->ap[i].k - 1) >> 8));
+		wr(&w, (uint8_t)(p->ap[i].thread | (p->ap[i].k - 1) << 3));
+		wr(&w, (uint8_t)(p->ap[i].point & 0xff));
+		wr(&w, (uint8_t)(p->ap[i].point >> 8));
 	}
 	return w.off;
 }
@@ -105,7 +105,8 @@ bool kprog_equal(const kprog_t *a, const kprog_t *b)
 	if (a->nap != b->nap)
 		return false;
 	for (unsigned i = 0; i < a->nap; i++)
-		if (a->ap[i].thread != b->ap[i].thread || a->ap[i].k != b->ap[i].k)
+		if (a->ap[i].thread != b->ap[i].thread || a->ap[i].k != b->ap[i].k ||
+		    a->ap[i].point != b->ap[i].point)
 			return false;
 	for (unsigned i = 0; i < a->nops; i++)
 		if (!op_equal(a, &a->ops[i], b, &b->ops[i]))

@@ -132,6 +132,7 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
 	c.nap = p->nap;
 	for (unsigned i = 0; i < p->nap; i++) {
 		c.ap[i].thread = p->ap[i].thread;
+		c.ap[i].point = p->ap[i].point;
 		c.ap[i].k = p->ap[i].k;
 	}
 	c.max_steps = o->max_steps;

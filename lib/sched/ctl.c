@@ -245,6 +245,7 @@ void ks__point(struct ks_lthread *self, const char *site)
 	struct ks_lthread *next;
 
 	self->site = site;
+	ks__ap_on_point(self);
 	ks__g.steps++;
 	hash_step(self, site);
 	if (ks__g.steps > ks__g.max_steps) {

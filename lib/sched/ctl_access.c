@@ -9,10 +9,13 @@
  * reference is dropped, a check-then-act on a plain field) has no point in
  * it and no input can put another thread there.  Every heap or global
  * access can now be one, but only the few the run's config names are:
- * ks_ctl_config_t.ap lists (logical thread, k) pairs, and the k-th such
- * access of that thread is a point at which the sleeping threads are
- * candidates too, as at ks_access_point().  A run costs ap_n decisions,
- * not one per access; with ap_n = 0 every access returns at once.
+ * ks_ctl_config_t.ap lists (logical thread, m, k) triples, and the k-th
+ * such access of that thread after its m-th scheduling point is a point
+ * at which the sleeping threads are candidates too, as at
+ * ks_access_point().  Counting from a scheduling point keeps k small where
+ * it matters: a release is a point, the access that races it follows
+ * within a few.  A run costs ap_n decisions, not one per access; with
+ * ap_n = 0 every access returns at once.
  *
  * Stack accesses are not points: a thread's own locals cannot be another
  * thread's window.  The filter is the current frame's neighbourhood (a
@@ -27,17 +30,17 @@
 /* How far above the current frame the stack is taken to reach. */
 #define KS_STACK_WINDOW (256u * 1024u)
 
-uint64_t ks__ap_next(int id, uint64_t after)
+void ks__ap_on_point(struct ks_lthread *t)
 {
-	uint64_t best = 0;
+	uint64_t m = t->points++;
 
-	for (uint32_t i = 0; i < ks__g.cfg.ap_n && i < KS_CTL_MAX_AP; i++) {
-		uint64_t k = ks__g.cfg.ap[i].k;
-
-		if (ks__g.cfg.ap[i].thread == id && k > after && (!best || k < best))
-			best = k;
-	}
-	return best;
+	t->accesses = 0;
+	t->ap_k = 0;
+	for (uint32_t i = 0; i < ks__g.cfg.ap_n && i < KS_CTL_MAX_AP; i++)
+		if (ks__g.cfg.ap[i].thread == t->id && ks__g.cfg.ap[i].point == m) {
+			t->ap_k = ks__g.cfg.ap[i].k;
+			return;
+		}
 }
 
 #if !defined(KSCHED_PRODUCTION_ONLY)
@@ -48,11 +51,11 @@ static void ks_ctl_mem_access(const void *addr)
 	struct ks_lthread *t = ks__tl_self;
 	uintptr_t a = (uintptr_t)addr, fp = (uintptr_t)__builtin_frame_address(0);
 
-	if (!t || !ks__g.cfg.ap_n || a - fp < KS_STACK_WINDOW)
+	if (!t || !t->ap_k || a - fp < KS_STACK_WINDOW)
 		return;
 	ks__enter();
-	if (++t->accesses == t->ap_next) {
-		t->ap_next = ks__ap_next(t->id, t->accesses);
+	if (++t->accesses == t->ap_k) {
+		t->ap_k = 0;
 		if (ks__failed()) {
 			ks__failed_point();
 		} else {

@@ -57,10 +57,12 @@ struct ks_lthread {
 	uint64_t wake_ns;
 	int64_t prio; /* PCT */
 	bool started, joined, has_jb;
-	bool yielding;     /* at a ks_yield: the others come first (ctl.c) */
-	bool at_access;    /* at an access point: sleepers are candidates too */
-	uint64_t accesses; /* heap and global accesses so far (ctl_access.c) */
-	uint64_t ap_next;  /* the access that is the next access point; 0: none */
+	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
+	bool at_access; /* at an access point: sleepers are candidates too */
+	/* memory access points (ctl_access.c) */
+	uint64_t points;   /* scheduling points this thread has passed */
+	uint32_t accesses; /* heap and global accesses since the last one */
+	uint32_t ap_k;     /* the access after it that is a point; 0: none */
 	jmp_buf jb;        /* where an aborted run unwinds this thread to */
 	void *(*fn)(void *);
 	void *arg;
@@ -111,9 +113,9 @@ static inline void set_tstate(struct ks_lthread *t, int s)
 	atomic_store_explicit(&t->state, s, memory_order_relaxed);
 }
 
-/* The first access point of cfg.ap for thread id after access `after`
- * (0: none left), ctl_access.c. */
-uint64_t ks__ap_next(int id, uint64_t after);
+/* At each scheduling point of t (ctl.c): count it and arm the access
+ * point cfg.ap asks for after it, if any (ctl_access.c). */
+void ks__ap_on_point(struct ks_lthread *t);
 
 /* Tell TSan to ignore the scheduler's own memory accesses and sync. */
 void ks__enter(void);

@@ -69,7 +69,6 @@ void ks__strat_init(void)
 /* Initial priorities are random and all above d, the change-point ones. */
 void ks__strat_new_thread(struct ks_lthread *t)
 {
-	t->ap_next = ks__ap_next(t->id, 0);
 	if (ks__g.cfg.strategy != KS_STRAT_PCT)
 		return;
 	t->prio = (int64_t)pct_depth() + 1 + (int64_t)(rng_next() >> 2);
