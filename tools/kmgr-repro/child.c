@@ -4,6 +4,13 @@
  * group, with the sanitizer options of sanitizers/<tool>.options (abort on
  * error) unless the caller set them, stderr captured, and a time limit
  * after which the group is killed and the signature is "timeout".
+ *
+ * Interrupted (SIGINT, SIGTERM, SIGHUP to this tool): the handler passes
+ * SIGKILL to the running child's group at once and records the signal; the
+ * command in progress sees kr_interrupted(), stops, removes its scratch
+ * files, says what it has and exits 128+signal.  The child also dies with
+ * this tool (PR_SET_PDEATHSIG), so even a SIGKILL here leaves nothing
+ * running.  Scratch files go under $TMPDIR (default /tmp).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,10 +18,10 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,6 +52,41 @@ const char *kr_self_path(void)
 static double now_s(void)
 {
 	return (double)ks_wall_ns() / 1e9;
+}
+
+/* The running child's process group (0: none) and the signal that stopped
+ * this tool (0: none); written by the handler. */
+static volatile sig_atomic_t running_child, stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	if (running_child > 0)
+		kill(-(pid_t)running_child, SIGKILL);
+}
+
+void kr_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int kr_interrupted(void)
+{
+	return stop_signal;
+}
+
+const char *kr_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
 }
 
 static void set_default_env(void)
@@ -114,9 +156,9 @@ static bool collect(int fd, pid_t pid, unsigned timeout_s, char *buf, size_t *le
 		double left = deadline - now_s();
 		ssize_t n;
 
-		if (left <= 0) {
+		if (left <= 0 || stop_signal) {
 			kill(-pid, SIGKILL);
-			return true;
+			return !stop_signal;
 		}
 		if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
 			continue;
@@ -161,46 +203,61 @@ static void classify(kr_outcome_t *o, bool timed_out)
 		snprintf(o->signature, sizeof(o->signature), "exit %d", WEXITSTATUS(st));
 }
 
+/* The child: its own process group, killed with this tool, stdin from
+ * /dev/null, stdout and stderr into the pipe. */
+static void child_exec(char *const argv[], int wr, pid_t parent)
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent) /* the tool died before prctl */
+		_exit(127);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (null >= 0)
+		dup2(null, 0);
+	dup2(wr, 1); /* a stress FAILURE line, for -v */
+	dup2(wr, 2);
+	execv(argv[0], argv);
+	fprintf(stderr, "kmgr-repro: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
 static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	int pfd[2];
-	pid_t pid;
+	pid_t pid, self = getpid();
 	size_t len = 0;
 	bool timed_out;
 	double t0 = now_s();
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->report = malloc(REPORT_CAP + 1);
-	if (!out->report || pipe(pfd))
+	if (!out->report || stop_signal || pipe2(pfd, O_CLOEXEC))
 		return -1;
 	set_default_env();
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1); /* a stress FAILURE line, for -v */
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	posix_spawn_file_actions_addclose(&fa, pfd[1]);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(pfd[1]);
-	if (rc) {
+	pid = fork();
+	if (pid < 0) {
 		close(pfd[0]);
-		fprintf(stderr, "kmgr-repro: cannot run %s: %s\n", argv[0], strerror(rc));
+		close(pfd[1]);
 		return -1;
 	}
+	if (pid == 0)
+		child_exec(argv, pfd[1], self);
+	setpgid(pid, pid); /* also here: no window in which a signal misses it */
+	running_child = pid;
+	close(pfd[1]);
 	timed_out = collect(pfd[0], pid, o->timeout_s ? o->timeout_s : 60, out->report, &len);
 	close(pfd[0]);
 	while (waitpid(pid, &out->status, 0) < 0 && errno == EINTR)
 		;
+	running_child = 0;
 	out->report[len] = 0;
 	out->seconds = now_s() - t0;
+	if (stop_signal)
+		return -1;
 	classify(out, timed_out);
 	if (o->verbose && out->failed)
 		fputs(out->report, stderr);
@@ -227,7 +284,7 @@ static void remove_flat_dir(const char *dir)
 
 int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out)
 {
-	char bin[PATH_MAX], tmpdir[] = "/tmp/kmgr-repro-XXXXXX";
+	char bin[PATH_MAX], tmpdir[PATH_MAX];
 	int rc;
 
 	memset(out, 0, sizeof(*out)); /* safe to free on every path */
@@ -244,6 +301,7 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 		        in->stress_bin, KREPRO_BIN_DIR);
 		return -1;
 	}
+	snprintf(tmpdir, sizeof(tmpdir), "%s/kmgr-repro-XXXXXX", kr_tmpdir());
 	if (!mkdtemp(tmpdir))
 		return -1;
 	/* its own failure writes a new repro file: into a scratch dir */
@@ -256,11 +314,13 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 
 int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o, kr_outcome_t *out)
 {
-	char path[] = "/tmp/kmgr-repro-prog-XXXXXX";
-	int fd = mkstemp(path), rc;
+	char path[PATH_MAX];
+	int fd, rc;
 	kr_input_t in = {.path = path, .kind = KR_PROGRAM};
 
 	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/kmgr-repro-prog-XXXXXX", kr_tmpdir());
+	fd = mkstemp(path);
 	if (fd < 0)
 		return -1;
 	close(fd);

@@ -191,10 +191,18 @@ int kr_cmd_replay(int argc, char **argv)
 		return KR_EXIT_USAGE;
 	printf("replay %s (target %s, from the %s), %u run(s)\n", in.path, in.target,
 	       in.target_from ? in.target_from : "file", o.times);
+	unsigned done = 0;
+
 	for (unsigned i = 0; i < o.times; i++) {
 		kr_outcome_t out;
 
-		if (kr_run_child(&in, &o.run, &out) || out.usage) {
+		int run = kr_run_child(&in, &o.run, &out);
+
+		if (run && kr_interrupted()) {
+			kr_outcome_free(&out);
+			break; /* main says so and exits 128+signal */
+		}
+		if (run || out.usage) {
 			if (out.usage)
 				fprintf(stderr,
 				        "kmgr-repro replay: %s: usage error of the child: %.*s\n",
@@ -209,8 +217,10 @@ int kr_cmd_replay(int argc, char **argv)
 		printf("run %u/%u: %s%s (%.2f s)\n", i + 1, o.times,
 		       out.failed ? "crashed: " : "no failure", out.signature, out.seconds);
 		kr_outcome_free(&out);
+		done++;
 	}
-	printf("reproduced %u/%u%s%s\n", same, o.times, first[0] ? ": " : "", first);
+	printf("reproduced %u/%u%s%s%s\n", same, done, first[0] ? ": " : "", first,
+	       done < o.times ? " (interrupted)" : "");
 	kr_input_free(&in);
 	return same == o.times ? KR_EXIT_OK : KR_EXIT_NO;
 }
@@ -239,7 +249,7 @@ static bool same_crash(const kprog_t *p, void *arg)
 	bool ok;
 
 	c->runs++;
-	if (kr_run_program(p, c->target, c->run, &out)) {
+	if (kr_interrupted() || kr_run_program(p, c->target, c->run, &out)) {
 		kr_outcome_free(&out);
 		return false;
 	}
@@ -306,8 +316,11 @@ static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 	fewer_preemptions(&p, &c);
 	kprog_minimize(&p, same_crash, &c);
 	fewer_preemptions(&p, &c);
+	/* interrupted, p is still the smallest program that reproduced: kept */
 	if (kr_write_program(o->out, &p, in->target, o->text))
 		return KR_EXIT_USAGE;
+	if (kr_interrupted())
+		printf("interrupted: %s holds the smallest program found so far\n", o->out);
 	printf("ops %u -> %u, threads %u -> %u, faults %u -> %u, schedule bytes %u -> %u "
 	       "(nonzero %u -> %u)\n",
 	       in->prog->nops, p.nops, in->prog->nthreads, p.nthreads, in->prog->plan.n, p.plan.n,
@@ -511,7 +524,7 @@ static int walk(const char *dir, int depth, const kr_opts_t *o)
 		const char *name = ents[i]->d_name;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		if (rc || name[0] == '.' || !strcmp(name, "README.txt")) {
+		if (rc || kr_interrupted() || name[0] == '.' || !strcmp(name, "README.txt")) {
 			/* the tool's own notes and hidden files are not inputs */
 		} else if (lstat(path, &st)) {
 			fprintf(stderr, "kmgr-repro triage: skipped %s: %s\n", path,

@@ -39,9 +39,22 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return KR_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		int rc;
+
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		if (strcmp(argv[1], "__run")) /* the child keeps the default actions */
+			kr_signals_install();
+		rc = cmds[i].fn(argc - 1, argv + 1);
+		if (kr_interrupted()) {
+			fprintf(stderr,
+			        "kmgr-repro %s: interrupted by %s; the output above is partial\n",
+			        argv[1], strsignal(kr_interrupted()));
+			return 128 + kr_interrupted();
+		}
+		return rc;
+	}
 	fprintf(stderr, "kmgr-repro: unknown command '%s' (see kmgr-repro --help)\n", argv[1]);
 	return KR_EXIT_USAGE;
 }

@@ -72,6 +72,12 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 /* A program given in memory (minimize's candidates). */
 int kr_run_program(const kprog_t *p, const char *target, const kr_run_opts_t *o, kr_outcome_t *out);
 void kr_outcome_free(kr_outcome_t *o);
+/* SIGINT, SIGTERM, SIGHUP: kill the running child's group and remember
+ * the signal (main installs it); kr_interrupted() is that signal, or 0. */
+void kr_signals_install(void);
+int kr_interrupted(void);
+/* $TMPDIR, or /tmp: where scratch files go. */
+const char *kr_tmpdir(void);
 /* Where a stress binary is: next to the tool, the build tree's stress/, PATH. */
 int kr_find_stress(const char *name, char *path, size_t len);
 
