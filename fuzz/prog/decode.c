@@ -118,27 +118,27 @@ static bool decode_op(struct reader *r, kprog_t *p, kprog_op_t *op)
 	return true;
 }
 
-/* The access points are the input's last 3 * nap bytes (thread | k-1 << 3,
- * then the point, little endian), taken from the end of the decision
+/* The access points are the input's last 2 * nap bytes (thread | k-1 << 3,
+ * then the release index mod 32), taken from the end of the decision
  * tail: turning them on
  * (byte 0) leaves the operations and the first decisions as they were, so
  * the mutation that adds one keeps the program it mutates.  Missing bytes
  * read as zero.  Returns where the decision bytes end. */
 static size_t decode_access_points(const uint8_t *data, size_t off, size_t size, kprog_t *p)
 {
-	size_t tail = size > off ? size - off : 0, need = 3u * p->nap;
+	size_t tail = size > off ? size - off : 0, need = 2u * p->nap;
 	size_t start = tail >= need ? size - need : off;
 
 	for (unsigned i = 0; i < p->nap; i++) {
-		size_t at = start + 3u * i;
-		uint8_t b[3] = {0, 0, 0};
+		size_t at = start + 2u * i;
+		uint8_t b[2] = {0, 0};
 
-		for (unsigned j = 0; j < 3; j++)
+		for (unsigned j = 0; j < 2; j++)
 			if (at + j < size && at + j >= off)
 				b[j] = data[at + j];
 		p->ap[i].thread = b[0] % KPROG_AP_THREADS;
-		p->ap[i].k = (uint8_t)(1u + (b[0] >> 3));
-		p->ap[i].point = (uint16_t)(b[1] | b[2] << 8);
+		p->ap[i].k = (uint8_t)(1u + ((b[0] >> 3) & 7));
+		p->ap[i].point = (uint8_t)(b[1] % 32);
 	}
 	return p->nap ? start : size;
 }

@@ -79,8 +79,7 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 		wr(&w, p->sched[i]);
 	for (unsigned i = 0; i < p->nap; i++) { /* the last bytes (decode.c) */
 		wr(&w, (uint8_t)(p->ap[i].thread | (p->ap[i].k - 1) << 3));
-		wr(&w, (uint8_t)(p->ap[i].point & 0xff));
-		wr(&w, (uint8_t)(p->ap[i].point >> 8));
+		wr(&w, p->ap[i].point);
 	}
 	return w.off;
 }

@@ -96,8 +96,8 @@ static int parse_fault(struct pctx *c, char **tok, int n)
 	return fail(c, "fault: kind not allowed in a program: %s", tok[1]);
 }
 
-/* "access tT:M+K": the K-th heap or global access of logical thread T
- * after its M-th scheduling point is a scheduling point. */
+/* "access tT:R+K": the K-th heap or global access of logical thread T
+ * after its R-th release is a scheduling point. */
 static int parse_access(struct pctx *c, char **tok, int n)
 {
 	char *colon, *plus;
@@ -105,17 +105,17 @@ static int parse_access(struct pctx *c, char **tok, int n)
 
 	if (n != 2 || tok[1][0] != 't' || !(colon = strchr(tok[1], ':')) ||
 	    !(plus = strchr(colon, '+')))
-		return fail(c, "access: expected tT:M+K");
+		return fail(c, "access: expected tT:R+K");
 	*colon++ = 0;
 	*plus++ = 0;
-	if (parse_int(tok[1] + 1, 0, KPROG_AP_THREADS - 1, &t) || parse_int(colon, 0, 65535, &m) ||
-	    parse_int(plus, 1, 32, &k))
-		return fail(c, "access: thread 0..%d, point 0..65535, access 1..32",
+	if (parse_int(tok[1] + 1, 0, KPROG_AP_THREADS - 1, &t) || parse_int(colon, 0, 31, &m) ||
+	    parse_int(plus, 1, 8, &k))
+		return fail(c, "access: thread 0..%d, release 0..31, access 1..8",
 		            KPROG_AP_THREADS - 1);
 	if (c->p->nap >= KPROG_MAX_AP)
 		return fail(c, "access: more than %d entries", KPROG_MAX_AP);
 	c->p->ap[c->p->nap].thread = (uint8_t)t;
-	c->p->ap[c->p->nap].point = (uint16_t)m;
+	c->p->ap[c->p->nap].point = (uint8_t)m;
 	c->p->ap[c->p->nap++].k = (uint8_t)k;
 	return 0;
 }

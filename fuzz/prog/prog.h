@@ -26,16 +26,16 @@
  *            own, counting down from KPROG_KIND_BYTE_TOP (kinds.c), so
  *            that every other input keeps its meaning
  *   rest     scheduling decisions (at most KPROG_MAX_SCHED bytes used),
- *            less the last 3 bytes per access point: logical thread
- *            (bits 0-2) and k-1 (bits 3-7), then m little-endian: the
- *            k-th heap or global access of that thread after its m-th
- *            scheduling point is itself one (lib/sched/ctl_access.c;
- *            none, the old inputs' value, changes nothing)
+ *            less the last 2 bytes per access point: logical thread
+ *            (bits 0-2) and k-1 (bits 3-5), then r (mod 32): the k-th heap
+ *            or global access of that thread after its r-th release is a
+ *            scheduling point (lib/sched/ctl_access.c; none, the old
+ *            inputs' value, changes nothing)
  *
  * Text form (print.c / parse.c): one line per item, '#' comments:
  *   config mode=sync nc=4 qdepth=4 threads=2
  *   fault alloc:kmgr.exec_resources:1
- *   access t1:57+2
+ *   access t1:3+1
  *   t0 load slot=0 tmpl=0 start=-1 count=-1
  *   t0 load slot=1 inline=4b4d4f44... start=0 count=1
  *   t1 exec slot=0 in=dev out=host repeat=1
@@ -124,8 +124,8 @@ typedef struct kprog {
 	uint8_t nap;        /* memory access points, 0..KPROG_MAX_AP */
 	struct {
 		uint8_t thread; /* the run's logical thread id (0: main) */
-		uint16_t point; /* after its point-th scheduling point (0..65535) */
-		uint8_t k;      /* its k-th heap or global access, 1..32 */
+		uint8_t point;  /* after its point-th release (0..31) */
+		uint8_t k;      /* its k-th heap or global access, 1..8 */
 	} ap[KPROG_MAX_AP];
 	uint32_t nops;
 	kprog_op_t ops[KPROG_MAX_OPS];

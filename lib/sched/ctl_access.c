@@ -10,11 +10,12 @@
  * it and no input can put another thread there.  Every heap or global
  * access can now be one, but only the few the run's config names are:
  * ks_ctl_config_t.ap lists (logical thread, m, k) triples, and the k-th
- * such access of that thread after its m-th scheduling point is a point
- * at which the sleeping threads are candidates too, as at
- * ks_access_point().  Counting from a scheduling point keeps k small where
- * it matters: a release is a point, the access that races it follows
- * within a few.  A run costs ap_n decisions, not one per access; with
+ * such access of that thread after its m-th release (an unlock, a post,
+ * an atomic subtraction: a reference dropped) is a point at which the
+ * sleeping threads are candidates too, as at ks_access_point().  A window
+ * opens at a release and the access that races it follows within a few,
+ * and a thread makes few releases: both numbers stay small, so an input
+ * finds them.  A run costs ap_n decisions, not one per access; with
  * ap_n = 0 every access returns at once.
  *
  * Stack accesses are not points: a thread's own locals cannot be another
@@ -32,8 +33,12 @@
 
 void ks__ap_on_point(struct ks_lthread *t)
 {
-	uint64_t m = t->points++;
+	uint64_t m;
 
+	if (!t->releasing)
+		return;
+	t->releasing = false;
+	m = t->releases++;
 	t->accesses = 0;
 	t->ap_k = 0;
 	for (uint32_t i = 0; i < ks__g.cfg.ap_n && i < KS_CTL_MAX_AP; i++)

@@ -60,7 +60,8 @@ struct ks_lthread {
 	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
 	bool at_access; /* at an access point: sleepers are candidates too */
 	/* memory access points (ctl_access.c) */
-	uint64_t points;   /* scheduling points this thread has passed */
+	bool releasing;    /* this point is an unlock, a post, a reference dropped */
+	uint64_t releases; /* such points this thread has passed */
 	uint32_t accesses; /* heap and global accesses since the last one */
 	uint32_t ap_k;     /* the access after it that is a point; 0: none */
 	jmp_buf jb;        /* where an aborted run unwinds this thread to */
@@ -113,8 +114,8 @@ static inline void set_tstate(struct ks_lthread *t, int s)
 	atomic_store_explicit(&t->state, s, memory_order_relaxed);
 }
 
-/* At each scheduling point of t (ctl.c): count it and arm the access
- * point cfg.ap asks for after it, if any (ctl_access.c). */
+/* At each scheduling point of t (ctl.c): if it is a release, count it
+ * and arm the access point cfg.ap asks for after it (ctl_access.c). */
 void ks__ap_on_point(struct ks_lthread *t);
 
 /* Tell TSan to ignore the scheduler's own memory accesses and sync. */

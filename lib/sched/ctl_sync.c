@@ -82,6 +82,7 @@ void ks_ctl_mutex_unlock(ks_mutex_t *m, const char *site)
 	t = ks__enter_self();
 	if (!ks__failed()) {
 		mutex_release(t, m, site);
+		t->releasing = true;
 		ks__point(t, site);
 	}
 	ks__leave();
@@ -141,6 +142,7 @@ void ks_ctl_rwlock_unlock(ks_rwlock_t *l, const char *site)
 		else
 			ks__misuse("unlock of a rwlock nobody holds", site);
 		ks__wake_all(KS_W_RWLOCK, l);
+		t->releasing = true;
 		ks__point(t, site);
 	}
 	ks__leave();
@@ -224,6 +226,7 @@ void ks_ctl_sem_post(ks_sem_t *s, const char *site)
 	if (!ks__failed()) {
 		atomic_fetch_add_explicit(&s->ctl_count, 1, memory_order_relaxed);
 		ks__wake_all(KS_W_SEM, s);
+		t->releasing = true;
 		ks__point(t, site);
 	}
 	ks__leave();
@@ -233,6 +236,15 @@ void ks_ctl_point(const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 
+	point_first(t, site);
+	ks__leave();
+}
+
+void ks_ctl_release_point(const char *site)
+{
+	struct ks_lthread *t = ks__enter_self();
+
+	t->releasing = true;
 	point_first(t, site);
 	ks__leave();
 }

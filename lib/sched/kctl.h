@@ -84,17 +84,16 @@ typedef struct ks_ctl_config {
 	/* Memory access points (ctl_access.c, docs/scheduler.md): in a build
 	 * whose code under test carries the compiler's load/store callbacks,
 	 * the k-th heap or global access of logical thread `thread` (its id:
-	 * 0 is main) after that thread's `point`-th scheduling point is itself
-	 * a scheduling point, at which sleepers are candidates, as at
-	 * ks_access_point().  Counting from a scheduling point puts k where
-	 * windows are (a release is one, the access that races it follows
-	 * within a few).  Chosen by the input, a few per run, so a run adds
+	 * 0 is main) after that thread's `point`-th release (an unlock, a post,
+	 * an atomic subtraction) is itself a scheduling point, at which
+	 * sleepers are candidates, as at ks_access_point().  A window opens at
+	 * a release and the access that races it follows within a few.  Chosen by the input, a few per run, so a run adds
 	 * ap_n decisions, not one per access.  ap_n = 0: no access is a point
 	 * (the default; every schedule recorded before replays as it was). */
 	uint32_t ap_n;
 	struct {
 		uint8_t thread;
-		uint32_t point; /* the thread's scheduling points counted from 0 */
+		uint32_t point; /* the thread's releases counted from 0 */
 		uint32_t k;     /* >= 1 */
 	} ap[KS_CTL_MAX_AP];
 	ks_ctl_failure_fn on_failure;

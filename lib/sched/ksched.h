@@ -132,6 +132,10 @@ bool ks_ctl_sem_trywait(ks_sem_t *s, const char *site);
 void ks_ctl_sem_post(ks_sem_t *s, const char *site);
 /* A scheduling point before an atomic operation on a shared counter. */
 void ks_ctl_point(const char *site);
+/* The same before an atomic that gives something up (a subtraction, a
+ * negative addition: a reference dropped); memory access points count
+ * from these (ctl_access.c). */
+void ks_ctl_release_point(const char *site);
 void ks_ctl_usleep(uint64_t us, const char *site);
 void ks_ctl_yield(const char *site);
 uint64_t ks_ctl_now_ns(void);
@@ -286,15 +290,19 @@ static inline void ks_atomic_store_at(ks_atomic_t *a, int64_t v, const char *sit
 
 static inline int64_t ks_atomic_add_at(ks_atomic_t *a, int64_t v, const char *site)
 {
-	if (ks_controlled())
-		ks_ctl_point(site);
+	if (ks_controlled()) {
+		if (v < 0)
+			ks_ctl_release_point(site);
+		else
+			ks_ctl_point(site);
+	}
 	return atomic_fetch_add(&a->v, v);
 }
 
 static inline int64_t ks_atomic_sub_at(ks_atomic_t *a, int64_t v, const char *site)
 {
 	if (ks_controlled())
-		ks_ctl_point(site);
+		ks_ctl_release_point(site);
 	return atomic_fetch_sub(&a->v, v);
 }
 
