@@ -140,7 +140,7 @@ repro_tool=$build/tools/kmgr-repro/kmgr-repro
 
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
-work=$root/fuzz-work/$preset
+work=${KMGR_FUZZ_WORK:-$root/fuzz-work/$preset} # the env: a test keeps its work out of the tree
 mkdir -p "$work"
 # One summary file per invocation: two runs of the same preset at a time
 # (one per CPU) must not write into each other's table.

@@ -466,6 +466,27 @@ static void torture_crash_signal(int sig)
 	raise(sig);
 }
 
+volatile sig_atomic_t torture_stop_signal;
+
+static void torture_stop(int sig)
+{
+	torture_stop_signal = sig;
+	if (torture_cur) /* a lock-free atomic: safe in a handler */
+		ks_atomic_add_quiet(&torture_cur->stop, 1);
+}
+
+void torture_stop_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = torture_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 void torture_crash_handlers(torture_t *t)
 {
 	struct sigaction sa;

@@ -365,6 +365,7 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 	if (torture_setup_fault(&run) != 0)
 		return TORTURE_EXIT_USAGE;
 	torture_crash_handlers(&run);
+	torture_stop_handlers();
 	torture_log_setup();
 	/* before the first nrt_init: the host accounting baseline (nothing is
 	 * live yet: kalloc_live_count() must be 0 after close as well) */
@@ -390,5 +391,5 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 		rc = TORTURE_EXIT_USAGE;
 	free(run.k.trace);
 	free(trace_text);
-	return rc;
+	return torture_stop_signal ? 128 + torture_stop_signal : rc;
 }

@@ -6,6 +6,8 @@
 #ifndef TORTURE_INT_H
 #define TORTURE_INT_H
 
+#include <signal.h>
+
 #include "torture.h"
 
 extern torture_t *torture_cur;
@@ -17,6 +19,11 @@ int torture_write_repro(torture_t *t, const char *trace_text, const char *why, c
                         size_t len);
 /* args.c: SIGSEGV/SIGABRT/sanitizer death write the repro before dying. */
 void torture_crash_handlers(torture_t *t);
+/* SIGINT, SIGTERM, SIGHUP end the run as its time budget would: the
+ * workers stop, the checks and the summary (text and --json, marked
+ * "interrupted") are made, and the binary exits 128+signal. */
+void torture_stop_handlers(void);
+extern volatile sig_atomic_t torture_stop_signal;
 
 /* watchdog.c */
 int torture_watchdog_start(torture_t *t);

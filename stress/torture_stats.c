@@ -305,7 +305,10 @@ static int torture_write_json(torture_t *t, const torture_hist_t *hist, double s
 	}
 	torture_cmdline(t, cmd, sizeof(cmd));
 	fprintf(f, "{\n  \"binary\": \"%s\",\n  \"result\": \"%s\",\n  \"exit\": %d,\n",
-	        t->ops->name, rc == 0 ? "SUCCESS" : "FAILURE", rc);
+	        t->ops->name, rc == 0 ? "SUCCESS" : "FAILURE",
+	        torture_stop_signal ? 128 + torture_stop_signal : rc);
+	if (torture_stop_signal)
+		fprintf(f, "  \"interrupted\": \"%s\",\n", strsignal(torture_stop_signal));
 	fprintf(f, "  \"command\": ");
 	torture_json_str(f, cmd);
 	fprintf(f,
@@ -378,7 +381,10 @@ int torture_summary(torture_t *t, const torture_hist_t *hist, int rc, const char
 	if (repro && repro[0])
 		printf("%s: reproducer saved to %s (rerun: %s --replay %s)\n", t->ops->name, repro,
 		       t->ops->name, repro);
-	printf("%s %s\n", rc == 0 ? "SUCCESS" : "FAILURE", cmd);
+	printf("%s %s%s%s%s\n", rc == 0 ? "SUCCESS" : "FAILURE", cmd,
+	       torture_stop_signal ? " (interrupted: " : "",
+	       torture_stop_signal ? strsignal(torture_stop_signal) : "",
+	       torture_stop_signal ? ")" : "");
 	fflush(stdout);
 	return json_rc;
 }

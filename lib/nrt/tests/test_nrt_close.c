@@ -81,8 +81,8 @@ static uint64_t close_under_load(unsigned hammer_ms)
 	for (int i = 0; i < HAMMERS; i++) {
 		KT_EQ(ks_thread_join(&th[i], NULL), 0);
 		if (h[i].other)
-			KT_FAIL("hammer %d: %llu calls answered %d, not NRT_SUCCESS or NRT_CLOSED", i,
-			        (unsigned long long)h[i].other, (int)h[i].other_rc);
+			KT_FAIL("hammer %d: %llu calls answered %d, not NRT_SUCCESS or NRT_CLOSED",
+			        i, (unsigned long long)h[i].other, (int)h[i].other_rc);
 		KT_ASSERT(h[i].ok > 0);
 		closed += h[i].closed;
 		nt_io_free(&h[i].io);
