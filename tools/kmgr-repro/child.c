@@ -77,6 +77,11 @@ void kr_signals_install(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+void kr_child_running(int pid)
+{
+	running_child = pid;
+}
+
 int kr_interrupted(void)
 {
 	return stop_signal;

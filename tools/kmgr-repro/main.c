@@ -16,6 +16,7 @@ static const char usage[] =
     "  minimize FILE -o OUT        shrink it while the crash signature stays the same\n"
     "  emit-c FILE -o TEST.c       a standalone C regression test\n"
     "  triage DIR                  group the crash files under DIR by signature\n"
+    "  bisect FILE --good R --bad R  the commit that made FILE fail (verify --rev R: one)\n"
     "common options: --target NAME (api_seq concurrent async faults model_parse),\n"
     "  --timeout S (per run, default 60), -v; `kmgr-repro COMMAND --help` for more.\n"
     "exit status: 0 done (replay: reproduced every time), 1 not reproduced, 2 bad usage\n"
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 	    {"show", kr_cmd_show},     {"replay", kr_cmd_replay}, {"minimize", kr_cmd_minimize},
 	    {"emit-c", kr_cmd_emit_c}, {"triage", kr_cmd_triage}, {"__run", kr_cmd_run},
+	    {"bisect", kr_cmd_bisect}, {"verify", kr_cmd_verify},
 	};
 
 	if (argc < 2) {

@@ -76,6 +76,11 @@ void kr_outcome_free(kr_outcome_t *o);
  * the signal (main installs it); kr_interrupted() is that signal, or 0. */
 void kr_signals_install(void);
 int kr_interrupted(void);
+/* The process group a signal to this tool must also kill (0: none). */
+void kr_child_running(int pid);
+/* bisect.c */
+int kr_cmd_bisect(int argc, char **argv);
+int kr_cmd_verify(int argc, char **argv);
 /* $TMPDIR, or /tmp: where scratch files go. */
 const char *kr_tmpdir(void);
 /* Where a stress binary is: next to the tool, the build tree's stress/, PATH. */
