@@ -188,6 +188,12 @@ static struct ks_lthread *pick_next(struct ks_lthread *self)
 	}
 	if (n == 1)
 		return cand[0];
+	if (self->mem_point && cand[0] == self) {
+		/* asked for by the input, so index 0 (also what a run without
+		 * decision bytes left takes) is a preemption; continuing is last */
+		memmove(cand, cand + 1, (size_t)(n - 1) * sizeof(cand[0]));
+		cand[n - 1] = self;
+	}
 	idx = ks__strat_pick(cand, n, cand[0] == self);
 	if (idx < 0) {
 		divergence(self, cand, n);

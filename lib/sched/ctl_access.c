@@ -15,8 +15,11 @@
  * sleeping threads are candidates too, as at ks_access_point().  A window
  * opens at a release and the access that races it follows within a few,
  * and a thread makes few releases: both numbers stay small, so an input
- * finds them.  A run costs ap_n decisions, not one per access; with
- * ap_n = 0 every access returns at once.
+ * finds them.  Since the input asked for the point, its first choice is
+ * another thread (runnable ones, then sleepers) and continuing is the
+ * last: an entry alone, with no decision byte for it, already preempts.
+ * A run costs ap_n decisions, not one per access; with ap_n = 0 every
+ * access returns at once.
  *
  * Stack accesses are not points: a thread's own locals cannot be another
  * thread's window.  The filter is the current frame's neighbourhood (a
@@ -64,9 +67,9 @@ static void ks_ctl_mem_access(const void *addr)
 		if (ks__failed()) {
 			ks__failed_point();
 		} else {
-			t->at_access = true;
+			t->at_access = t->mem_point = true;
 			ks__point(t, "memory access point");
-			t->at_access = false;
+			t->at_access = t->mem_point = false;
 		}
 	}
 	ks__leave();

@@ -59,6 +59,8 @@ struct ks_lthread {
 	bool started, joined, has_jb;
 	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
 	bool at_access; /* at an access point: sleepers are candidates too */
+	bool mem_point; /* at a memory access point the input asked for: the
+	                 * others come first (ctl_access.c) */
 	/* memory access points (ctl_access.c) */
 	bool releasing;    /* this point is an unlock, a post, a reference dropped */
 	uint64_t releases; /* such points this thread has passed */

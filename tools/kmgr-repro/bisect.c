@@ -40,7 +40,8 @@
 static const char bisect_help[] =
     "usage: kmgr-repro bisect CRASH --good REV --bad REV [--target NAME] [--times N]\n"
     "                         [--preset P] [--repo DIR]\n"
-    "       kmgr-repro verify CRASH --rev REV [--target NAME] [--times N] [--preset P] [--repo DIR]\n"
+    "       kmgr-repro verify CRASH --rev REV [--target NAME] [--times N] [--preset P] [--repo "
+    "DIR]\n"
     "bisect: the first commit between REV good and REV bad whose build replays CRASH\n"
     "(bad: it reproduced at least once in --times N, default 10).  Each commit is built\n"
     "once, in a scratch worktree, into ~/.cache/kmgr-fuzz/bisect/<commit>/<preset>\n"
@@ -135,7 +136,8 @@ static int parse(int argc, char **argv, bool verify, bopts_t *o)
 			unsigned long n = v ? strtoul(v, &end, 10) : 0;
 
 			if (!v || *end || n == 0 || n > 1000) {
-				fprintf(stderr, "kmgr-repro: --times needs a number from 1 to 1000\n");
+				fprintf(stderr,
+				        "kmgr-repro: --times needs a number from 1 to 1000\n");
 				return -1;
 			}
 			o->times = (unsigned)n;
@@ -146,7 +148,8 @@ static int parse(int argc, char **argv, bool verify, bopts_t *o)
 		} else if (a[0] != '-' && !o->crash) {
 			o->crash = a;
 		} else {
-			fprintf(stderr, "kmgr-repro: unknown or incomplete argument '%s' (see --help)\n",
+			fprintf(stderr,
+			        "kmgr-repro: unknown or incomplete argument '%s' (see --help)\n",
 			        a);
 			return -1;
 		}
@@ -205,9 +208,10 @@ static int build(bstate_t *s, const char *id, char *out, size_t outlen)
 	snprintf(done, sizeof(done), "%s/.broken", out);
 	if (!stat(done, &st))
 		return 1;
-	snprintf(cmd, sizeof(cmd),
-	         "mkdir -p '%s' && git -C '%s' worktree add --detach -f '%s/src' %s >/dev/null 2>&1",
-	         out, s->o.repo, s->scratch, id);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "mkdir -p '%s' && git -C '%s' worktree add --detach -f '%s/src' %s >/dev/null 2>&1",
+	    out, s->o.repo, s->scratch, id);
 	if (run_sh(cmd, NULL) != 0)
 		return 1;
 	s->builds++;
@@ -273,7 +277,9 @@ static int setup(bstate_t *s)
 		return -1;
 	}
 	snprintf(s->cache, sizeof(s->cache), "%s/kmgr-fuzz/bisect",
-	         xdg && xdg[0] == '/' ? xdg : home ? home : "/tmp");
+	         xdg && xdg[0] == '/' ? xdg
+	         : home               ? home
+	                              : "/tmp");
 	if (!(xdg && xdg[0] == '/') && home)
 		snprintf(s->cache, sizeof(s->cache), "%s/.cache/kmgr-fuzz/bisect", home);
 	setenv("KMGR_BISECT_CRASH", s->crash, 1);
@@ -301,7 +307,10 @@ int kr_cmd_verify(int argc, char **argv)
 		return KR_EXIT_USAGE;
 	rc = check(&s, id);
 	printf("%s is %s (%u build(s))\n", s.o.rev,
-	       rc == 0 ? "good" : rc == 1 ? "bad" : "unbuildable", s.builds);
+	       rc == 0   ? "good"
+	       : rc == 1 ? "bad"
+	                 : "unbuildable",
+	       s.builds);
 	return cleanup_exit(&s, rc == 0 ? KR_EXIT_OK : rc == 1 ? KR_EXIT_NO : KR_EXIT_USAGE);
 }
 
