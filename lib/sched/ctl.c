@@ -199,6 +199,8 @@ static struct ks_lthread *pick_next(struct ks_lthread *self)
 		divergence(self, cand, n);
 		return NULL;
 	}
+	if (self->mem_point)
+		self->ap_chose = cand[idx] == self ? 1 : tstate(cand[idx]) == KS_T_SLEEPING ? 2 : 3;
 	ks__access_chosen(cand[idx]);
 	if (ks__g.ntrace < KS_CTL_TRACE_MAX)
 		ks__trace[ks__g.ntrace++] = (uint8_t)cand[idx]->id;

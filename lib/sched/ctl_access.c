@@ -41,6 +41,7 @@ void ks__ap_on_point(struct ks_lthread *t)
 	if (!t->releasing)
 		return;
 	t->releasing = false;
+	t->release_site = t->site;
 	m = t->releases++;
 	t->accesses = 0;
 	t->ap_k = 0;
@@ -52,6 +53,25 @@ void ks__ap_on_point(struct ks_lthread *t)
 }
 
 #if !defined(KSCHED_PRODUCTION_ONLY)
+/* Interleaving feedback: one counter per (the release a memory access
+ * point followed, its k, what it chose: to continue, a sleeper, another
+ * runnable thread), in the section libFuzzer reads as extra coverage
+ * (it clears them before each input).  A point that opens a new kind of
+ * window is new coverage, so the input that placed it is kept and mutated
+ * further, instead of the fuzzer having to guess thread, release and
+ * access at once.  A section, not a call: other engines ignore it. */
+__attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t ks_ap_feedback[4096];
+
+static void ks_ap_feedback_note(const struct ks_lthread *t, uint32_t k)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)t->release_site * 0x9E3779B97F4A7C15ull) ^
+	             ((uint64_t)k << 8 | t->ap_chose);
+
+	h *= 0xff51afd7ed558ccdull;
+	if (ks_ap_feedback[h >> 52] < 255)
+		ks_ap_feedback[h >> 52]++;
+}
+
 /* Nothing in the installed library is instrumented, so it has neither
  * this nor the callbacks below. */
 static void ks_ctl_mem_access(const void *addr)
@@ -63,13 +83,17 @@ static void ks_ctl_mem_access(const void *addr)
 		return;
 	ks__enter();
 	if (++t->accesses == t->ap_k) {
+		uint32_t k = t->ap_k;
+
 		t->ap_k = 0;
 		if (ks__failed()) {
 			ks__failed_point();
 		} else {
 			t->at_access = t->mem_point = true;
+			t->ap_chose = 1; /* unless pick_next chooses another (ctl.c) */
 			ks__point(t, "memory access point");
 			t->at_access = t->mem_point = false;
+			ks_ap_feedback_note(t, k);
 		}
 	}
 	ks__leave();

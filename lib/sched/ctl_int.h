@@ -62,11 +62,14 @@ struct ks_lthread {
 	bool mem_point; /* at a memory access point the input asked for: the
 	                 * others come first (ctl_access.c) */
 	/* memory access points (ctl_access.c) */
-	bool releasing;    /* this point is an unlock, a post, a reference dropped */
-	uint64_t releases; /* such points this thread has passed */
-	uint32_t accesses; /* heap and global accesses since the last one */
-	uint32_t ap_k;     /* the access after it that is a point; 0: none */
-	jmp_buf jb;        /* where an aborted run unwinds this thread to */
+	bool releasing;           /* this point is an unlock, a post, a reference dropped */
+	uint64_t releases;        /* such points this thread has passed */
+	uint32_t accesses;        /* heap and global accesses since the last one */
+	uint32_t ap_k;            /* the access after it that is a point; 0: none */
+	const char *release_site; /* where the last release was */
+	uint8_t ap_chose;         /* at the last memory access point: 1 self, 2 a
+	                           * sleeper, 3 another runnable thread */
+	jmp_buf jb;               /* where an aborted run unwinds this thread to */
 	void *(*fn)(void *);
 	void *arg;
 	void *ret;
