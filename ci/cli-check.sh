@@ -97,6 +97,42 @@ for script in "$root"/ci/*.sh; do
 	esac
 done
 
+# A FIFO as an input is refused at once (opening it would wait for a
+# writer), one line, a non-zero exit, within a second.
+mkfifo "$tmp/fifo"
+expect_refused() {
+	local what=$1 rc
+	shift
+	(cd "$tmp" && timeout 1 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
+	rc=$?
+	checked=$((checked + 1))
+	[ $rc -ne 124 ] || { fail "$what: still waiting after 1 s"; return; }
+	[ $rc -ne 0 ] || { fail "$what: exit 0"; return; }
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$what: $(wc -l <"$tmp/err") lines on stderr, want 1"
+}
+bin_of() { awk -v n="$1" '$1 == n {print $2}' "$list"; }
+expect_refused "kprog print FIFO" "$(bin_of kprog-tool)" print "$tmp/fifo"
+expect_refused "kmgr-model show FIFO" "$(bin_of kmgr-model)" show "$tmp/fifo"
+expect_refused "kmgr-repro show FIFO" "$(bin_of kmgr-repro)" show "$tmp/fifo" --target api_seq
+expect_refused "stress_refdrain --replay FIFO" "$(bin_of stress_refdrain)" --replay "$tmp/fifo"
+
+# A full disk under a command that writes its result to stdout is an
+# error (exit non-zero, one line), not an empty file and exit 0.
+expect_full() {
+	local what=$1 rc
+	shift
+	(cd "$tmp" && timeout 60 "$@" </dev/null >/dev/full 2>"$tmp/err")
+	rc=$?
+	checked=$((checked + 1))
+	[ $rc -ne 0 ] || { fail "$what > /dev/full: exit 0"; return; }
+	grep -q "standard output failed" "$tmp/err" || fail "$what > /dev/full: $(head -c 200 "$tmp/err")"
+}
+seed=$(find "$root/corpus/api_seq" -type f -size +0 | sort | head -n 1)
+expect_full "kprog print" "$(bin_of kprog-tool)" print "$seed"
+"$(bin_of kmgr-model)" create -o "$tmp/m.bin" --name m --input a:u8:16 --output y:u8:16 >/dev/null
+expect_full "kmgr-model show" "$(bin_of kmgr-model)" show "$tmp/m.bin"
+expect_full "kmgr-repro triage --json" "$(bin_of kmgr-repro)" triage "$root/corpus/regressions/api_seq" --json
+
 # Values refused before any work starts (a build, a run), one line each.
 expect_bad "ci/fuzz.sh --json ''" bash "$root/ci/fuzz.sh" --json ''
 expect_bad "ci/fuzz.sh --json DIR" bash "$root/ci/fuzz.sh" --json "$tmp"

@@ -204,9 +204,10 @@ static FILE *torture_open_replay(const torture_t *t, const char *path)
 		fprintf(stderr, "%s: --replay: expected a file\n", t->ops->name);
 		return NULL;
 	}
-	f = fopen(path, "r");
+	f = kfile_open_input(path); /* a FIFO is refused, not waited on */
 	if (!f || fstat(fileno(f), &st) != 0) {
-		fprintf(stderr, "%s: --replay %s: %s\n", t->ops->name, path, strerror(errno));
+		fprintf(stderr, "%s: --replay %s: %s\n", t->ops->name, path,
+		        kfile_input_error(errno));
 		if (f)
 			fclose(f);
 		return NULL;

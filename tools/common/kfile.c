@@ -153,3 +153,29 @@ int kfile_stdout_done(const char *who)
 	fprintf(stderr, "%s: writing to standard output failed: %s\n", who, strerror(err));
 	return -1;
 }
+
+FILE *kfile_open_input(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+const char *kfile_input_error(int err)
+{
+	return err == EINVAL ? "not a regular file (a FIFO, a device or a folder)" : strerror(err);
+}

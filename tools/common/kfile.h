@@ -48,5 +48,11 @@ int kfile_write(const char *path, const void *data, size_t len);
  * `tool > FILE` on a full disk fails instead of leaving an empty FILE
  * with exit 0.  0, or -1 after one line on stderr naming who. */
 int kfile_stdout_done(const char *who);
+/* An input opened for reading, refused at once unless it is a regular
+ * file: a FIFO would block the open (and the tool) until a writer came, a
+ * device or a folder is no input.  NULL with errno set (EINVAL for "not a
+ * regular file"); kfile_input_error(errno) says it in words. */
+FILE *kfile_open_input(const char *path);
+const char *kfile_input_error(int err);
 
 #endif /* KFILE_H */

@@ -271,9 +271,9 @@ static int cmd_show(int argc, char **argv)
 
 	if (argc != 2 || argv[1][0] == '-')
 		return fail("show: want exactly one FILE");
-	f = fopen(argv[1], "rb");
+	f = kfile_open_input(argv[1]);
 	if (!f)
-		return fail("%s: %s", argv[1], strerror(errno));
+		return fail("%s: %s", argv[1], kfile_input_error(errno));
 	len = fread(buf, 1, sizeof(buf), f);
 	if (ferror(f)) {
 		fclose(f);
@@ -289,7 +289,7 @@ static int cmd_show(int argc, char **argv)
 		return fail("%s: not a valid model (status %d)", argv[1], st);
 	show_model(m);
 	kmodel_free(m);
-	return 0;
+	return kfile_stdout_done("kmgr-model show") ? 1 : 0;
 }
 
 static int list_fault_sites(void)

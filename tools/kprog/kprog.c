@@ -9,10 +9,12 @@
  *                              as that fuzz target does (threads, mode,
  *                              faults) before it runs
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kfile.h"
 #include "prog/prog.h"
 #include "sched/ksched.h"
 
@@ -22,11 +24,11 @@ static uint8_t bytes[1 << 17];
 
 static long slurp(const char *path, void *buf, size_t cap)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = kfile_open_input(path);
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "kprog: cannot open %s\n", path);
+		fprintf(stderr, "kprog: cannot open %s: %s\n", path, kfile_input_error(errno));
 		return -1;
 	}
 	n = fread(buf, 1, cap, f);
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
 			return 1;
 		kprog_print(&prog, text, sizeof(text));
 		fputs(text, stdout);
-		return 0;
+		return kfile_stdout_done("kprog print") ? 1 : 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "parse"))
 		return cmd_parse(argv[2], argv[3]);
