@@ -138,6 +138,12 @@ expect_bad "ci/fuzz.sh --json ''" bash "$root/ci/fuzz.sh" --json ''
 expect_bad "ci/fuzz.sh --json DIR" bash "$root/ci/fuzz.sh" --json "$tmp"
 expect_bad "ci/fuzz.sh --targets regressions" bash "$root/ci/fuzz.sh" --targets regressions
 expect_bad "ci/nightly.sh --keep x" bash "$root/ci/nightly.sh" --keep x
+expect_bad "ci/fault-sweep.sh --sites ," bash "$root/ci/fault-sweep.sh" --build "$build" --sites ,
+# an output that is a folder, or the input itself, is refused before the work
+cp "$seed" "$tmp/crash-in"
+expect_bad "kmgr-repro emit-c FILE -o FILE" "$(bin_of kmgr-repro)" emit-c "$tmp/crash-in" -o "$tmp/crash-in" --target api_seq
+cmp -s "$seed" "$tmp/crash-in" || fail "kmgr-repro emit-c FILE -o FILE: the input was changed"
+expect_bad "kmgr-repro minimize FILE -o DIR" "$(bin_of kmgr-repro)" minimize "$tmp/crash-in" -o "$tmp" --target api_seq
 
 if [ $bad -eq 0 ]; then
 	echo "cli-check: $checked invocations follow the convention"

@@ -100,6 +100,10 @@ if [ -z "$SITES" ]; then
 	SITES=$ALL_SITES
 else
 	SITES=${SITES//,/ }
+	if [ -z "${SITES// /}" ]; then
+		echo "fault-sweep: --sites names no site" >&2
+		exit 2
+	fi
 	for s in $SITES; do
 		if ! "$KMGR_MODEL" --list-fault-sites | awk -v s="$s" '$1 == s || $2 == s {f=1} END {exit !f}'; then
 			echo "fault-sweep: unknown fault site '$s' (see kmgr-model --list-fault-sites)" >&2

@@ -179,3 +179,20 @@ const char *kfile_input_error(int err)
 {
 	return err == EINVAL ? "not a regular file (a FIFO, a device or a folder)" : strerror(err);
 }
+
+int kfile_output_ok(const char *out, const char *in, const char **why)
+{
+	struct stat so, si;
+
+	if (stat(out, &so) != 0)
+		return 0; /* a new file: kfile_probe says whether it can be made */
+	if (S_ISDIR(so.st_mode)) {
+		*why = "is a folder: give a file name";
+		return -1;
+	}
+	if (in && !stat(in, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
+		*why = "is the input itself: the output would replace it";
+		return -1;
+	}
+	return 0;
+}

@@ -53,6 +53,10 @@ int kfile_stdout_done(const char *who);
  * device or a folder is no input.  NULL with errno set (EINVAL for "not a
  * regular file"); kfile_input_error(errno) says it in words. */
 FILE *kfile_open_input(const char *path);
+/* Before a command works: can OUT be its output?  Not a folder, and not
+ * the same file as its input IN (NULL: none), which the output would
+ * replace.  0, or -1 with *why set to a phrase for "OUT <why>". */
+int kfile_output_ok(const char *out, const char *in, const char **why);
 const char *kfile_input_error(int err);
 
 #endif /* KFILE_H */

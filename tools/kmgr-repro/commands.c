@@ -352,6 +352,13 @@ int kr_cmd_minimize(int argc, char **argv)
 	}
 	/* found out now, not after the minimization; OUT stays as it is until
 	 * there is a smaller program to write */
+	const char *why;
+
+	if (kfile_output_ok(o.out, in.path, &why)) {
+		fprintf(stderr, "kmgr-repro minimize: %s %s\n", o.out, why);
+		kr_input_free(&in);
+		return KR_EXIT_USAGE;
+	}
 	if (kfile_probe(o.out)) {
 		fprintf(stderr, "kmgr-repro minimize: cannot write %s: %s\n", o.out,
 		        strerror(errno));

@@ -291,6 +291,12 @@ int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool
 		default_name(out_path, nbuf, sizeof(nbuf));
 		name = nbuf;
 	}
+	const char *why;
+
+	if (kfile_output_ok(out_path, in->path, &why)) {
+		fprintf(stderr, "kmgr-repro emit-c: %s %s\n", out_path, why);
+		return -1;
+	}
 	memset(&e, 0, sizeof(e));
 	e.p = in->prog;
 	e.name = name;
