@@ -139,6 +139,12 @@ expect_bad "ci/fuzz.sh --json DIR" bash "$root/ci/fuzz.sh" --json "$tmp"
 expect_bad "ci/fuzz.sh --targets regressions" bash "$root/ci/fuzz.sh" --targets regressions
 expect_bad "ci/nightly.sh --keep x" bash "$root/ci/nightly.sh" --keep x
 expect_bad "ci/fault-sweep.sh --sites ," bash "$root/ci/fault-sweep.sh" --build "$build" --sites ,
+# a repro file carries run parameters only: one naming an output path is
+# refused (replaying it would write where its author chose)
+printf 'binary stress_refdrain\nseconds 1\njson %s/victim\n' "$tmp" >"$tmp/path.repro"
+echo keep >"$tmp/victim"
+expect_bad "stress_refdrain --replay (a json line)" "$(bin_of stress_refdrain)" --replay "$tmp/path.repro"
+[ "$(cat "$tmp/victim")" = keep ] || fail "stress_refdrain --replay (a json line): the file was written"
 # an output that is a folder, or the input itself, is refused before the work
 cp "$seed" "$tmp/crash-in"
 expect_bad "kmgr-repro emit-c FILE -o FILE" "$(bin_of kmgr-repro)" emit-c "$tmp/crash-in" -o "$tmp/crash-in" --target api_seq

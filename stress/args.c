@@ -245,6 +245,15 @@ static int torture_replay_line(torture_t *t, const char *where, char *line, bool
 		fprintf(stderr, "%s: a repro file cannot replay another\n", where);
 		return -1;
 	}
+	/* A finding carries run parameters only: a path it named would be
+	 * written by whoever replays it (a file downloaded from elsewhere). */
+	if (!strcmp(line, "json") || !strcmp(line, "repro-dir")) {
+		fprintf(stderr,
+		        "%s: '%s' names a path, which a repro file may not (give it on the command "
+		        "line)\n",
+		        where, line);
+		return -1;
+	}
 	return torture_option(t, where, line, val, &dummy);
 }
 
