@@ -132,15 +132,17 @@ bool kfault_queue_full(void)
 	return kfault_hit(KFAULT_QUEUE_FULL, 0) >= 0;
 }
 
+/* Decimal digits only: strtoul would also take "+1", " 1" and "-1" (a
+ * huge number), each a different plan than the one written. */
 static bool kfault_parse_u32(const char *s, uint32_t *out)
 {
-	char *end;
+	size_t n = s ? strlen(s) : 0;
 	unsigned long v;
 
-	if (!s || !*s)
+	if (n == 0 || n > 10 || strspn(s, "0123456789") != n)
 		return false;
-	v = strtoul(s, &end, 10);
-	if (*end || v > UINT32_MAX)
+	v = strtoul(s, NULL, 10);
+	if (v > UINT32_MAX)
 		return false;
 	*out = (uint32_t)v;
 	return true;
@@ -151,18 +153,26 @@ static bool kfault_status_ok(uint32_t st)
 	return st == 1003 || st == 1004 || st == 1202 || st == 5 || st == 1204;
 }
 
-/* Parse one "kind:a[:b]" entry (modified in place). */
+/* Parse one "kind:a[:b]" entry (modified in place); an empty field (a
+ * trailing or doubled ':') is an error, not skipped. */
 static int kfault_parse_entry(char *tok, kfault_entry_t *e, char *err, size_t errlen)
 {
-	char *f[3] = {NULL, NULL, NULL};
+	char *f[3] = {NULL, NULL, NULL}, whole[96];
 	int nf = 0;
-	char *save = NULL;
 
-	for (char *p = strtok_r(tok, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-		if (nf == 3)
+	snprintf(whole, sizeof(whole), "%s", tok);
+	for (char *p = tok;; nf++) {
+		char *colon = strchr(p, ':');
+
+		if (nf == 3 || !*p)
 			goto bad;
-		f[nf++] = p;
+		f[nf] = p;
+		if (!colon)
+			break;
+		*colon = 0;
+		p = colon + 1;
 	}
+	nf++;
 	memset(e, 0, sizeof(*e));
 	if (nf == 3 && strcmp(f[0], "alloc") == 0) {
 		int site = kfault_site_lookup(f[1]);
@@ -181,6 +191,11 @@ static int kfault_parse_entry(char *tok, kfault_entry_t *e, char *err, size_t er
 		e->kind = f[0][0] == 's' ? KFAULT_EXEC_STATUS : KFAULT_EXEC_DELAY;
 		if (!kfault_parse_u32(f[1], &e->arg) || !kfault_parse_u32(f[2], &e->nth) || !e->nth)
 			goto bad;
+		if (e->kind == KFAULT_EXEC_DELAY && e->arg > KFAULT_DELAY_MAX) {
+			snprintf(err, errlen, "'%s': a delay of more than %u polls", whole,
+			         KFAULT_DELAY_MAX);
+			return -1;
+		}
 		if (e->kind == KFAULT_EXEC_STATUS && !kfault_status_ok(e->arg)) {
 			snprintf(err, errlen, "status %u is not one of 1003 1004 1202 5 1204",
 			         e->arg);
@@ -196,31 +211,41 @@ static int kfault_parse_entry(char *tok, kfault_entry_t *e, char *err, size_t er
 	}
 bad:
 	snprintf(err, errlen,
-	         "bad fault entry (want alloc:SITE:N, status:ST:N, delay:K:N, qfull:N or hang:N)");
+	         "bad fault entry '%s' (want alloc:SITE:N, status:ST:N, delay:K:N, qfull:N or "
+	         "hang:N; N and K decimal, N >= 1)",
+	         whole);
 	return -1;
 }
 
 int kfault_plan_parse(const char *text, kfault_plan_t *plan, char *err, size_t errlen)
 {
-	char buf[512];
-	char *save = NULL;
+	char *buf = strdup(text), *p = buf;
+	int rc = 0;
 
 	memset(plan, 0, sizeof(*plan));
-	if (strlen(text) >= sizeof(buf)) {
-		snprintf(err, errlen, "fault plan longer than %zu characters", sizeof(buf) - 1);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory for the fault plan");
 		return -1;
 	}
-	strcpy(buf, text);
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* entries split by ',' with the empty ones kept: "a,,b" or a trailing
+	 * ',' is an error, as any part of the text that means nothing */
+	while (rc == 0 && p) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = 0;
 		if (plan->n == KFAULT_PLAN_MAX) {
 			snprintf(err, errlen, "more than %d fault entries", KFAULT_PLAN_MAX);
-			return -1;
+			rc = -1;
+		} else if (kfault_parse_entry(p, &plan->e[plan->n], err, errlen)) {
+			rc = -1;
+		} else {
+			plan->n++;
 		}
-		if (kfault_parse_entry(tok, &plan->e[plan->n], err, errlen))
-			return -1;
-		plan->n++;
+		p = comma ? comma + 1 : NULL;
 	}
-	return 0;
+	free(buf);
+	return rc;
 }
 
 int kfault_plan_format(const kfault_plan_t *plan, char *buf, size_t len)

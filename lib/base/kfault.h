@@ -93,7 +93,9 @@ typedef struct kfault_entry {
 	uint32_t arg;  /* status for EXEC_STATUS, steps for EXEC_DELAY */
 } kfault_entry_t;
 
-#define KFAULT_PLAN_MAX 8
+/* The longest delay:K:N a plan may ask for, in polls of WAIT_CORE. */
+#define KFAULT_DELAY_MAX 100000
+#define KFAULT_PLAN_MAX  8
 typedef struct kfault_plan {
 	uint32_t n;
 	kfault_entry_t e[KFAULT_PLAN_MAX];

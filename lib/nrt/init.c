@@ -193,15 +193,23 @@ static void nrt_fault_env_exit_check(void)
 	_exit(3);
 }
 
+/* A plan that does not parse fails this nrt_init and every later one: a
+ * second init must not run the client with no plan as if it had one. */
+static bool nrt_fault_env_bad;
+
 static NRT_STATUS nrt_fault_env(void)
 {
 	const char *v = getenv("KMGR_FAULT");
 
+	if (nrt_fault_env_bad)
+		return NRT_INVALID;
 	if (nrt_fault_env_read || !v || !*v)
 		return NRT_SUCCESS;
-	nrt_fault_env_read = true;
-	if (kfault_plan_from_env()) /* printed "KMGR_FAULT: <why>" */
+	if (kfault_plan_from_env()) { /* printed "KMGR_FAULT: <why>" */
+		nrt_fault_env_bad = true;
 		return NRT_INVALID;
+	}
+	nrt_fault_env_read = true;
 	atexit(nrt_fault_env_exit_check);
 	return NRT_SUCCESS;
 }

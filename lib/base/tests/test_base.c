@@ -119,6 +119,30 @@ static void fault_text_form(void)
 
 /* base-2.4: every site in the table has a unique number and name, and
  * looks up by both. */
+/* base-2.5: the plan parser is strict: a plan means exactly what is
+ * written or is refused, and the refusal names the entry. */
+static void fault_plan_strict(void)
+{
+	static const char *const bad[] = {
+	    "alloc:any:+1",   "alloc:any: 1",   "alloc:any:-1",     "qfull:1:",
+	    "qfull::1",       "status:1003:1,", ",hang:1",          "alloc:any:1,,qfull:2",
+	    "delay:100001:1", "alloc:any:0x10", "hang:99999999999", "",
+	};
+	kfault_plan_t plan;
+	char err[200];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (kfault_plan_parse(bad[i], &plan, err, sizeof(err)) == 0)
+			KT_FAIL("plan '%s' accepted as %u entries", bad[i], plan.n);
+		KT_ASSERT(err[0] != 0);
+	}
+	KT_NE(kfault_plan_parse("alloc:any:+1", &plan, err, sizeof(err)), 0);
+	KT_ASSERT(strstr(err, "'alloc:any:+1'") != NULL);
+	KT_EQ(kfault_plan_parse("delay:100000:1,qfull:3", &plan, err, sizeof(err)), 0);
+	KT_EQ(plan.n, 2u);
+}
+
 static void fault_site_table(void)
 {
 	size_t n;
@@ -190,6 +214,7 @@ int main(void)
 	KT_CASE("base-2.2 fault exec kinds", fault_exec_kinds);
 	KT_CASE("base-2.3 fault text form", fault_text_form);
 	KT_CASE("base-2.4 fault site table", fault_site_table);
+	KT_CASE("base-2.5 fault plan strict", fault_plan_strict);
 	KT_CASE("base-3.1 log sink", log_sink);
 	KT_CASE("base-3.2 log filter", log_filter);
 	KT_DONE();
