@@ -21,21 +21,33 @@ static FILE *open_in_place(kfile_t *kf, const char *path)
 	return kf->f;
 }
 
-/* O_EXCL with a name of our own: the mode follows the umask, as a plain
- * fopen's would (mkstemp's is 0600).  The pid and the address of kf tell
- * processes and concurrent callers apart without a shared counter. */
-static int create_tmp(kfile_t *kf)
+/* O_EXCL with a name of our own, in the destination's folder: a short
+ * name whatever the destination's (".kf-PID-N-ADDR", under NAME_MAX even
+ * for a destination of 255 characters).  The mode follows the umask, as a
+ * plain fopen's would (mkstemp's is 0600); an existing destination's mode
+ * and owner are copied (as far as allowed).  The pid and the address of kf
+ * tell processes and concurrent callers apart without a shared counter. */
+static int create_tmp(kfile_t *kf, const struct stat *old)
 {
+	const char *slash = strrchr(kf->dest, '/');
+	int dirlen = slash ? (int)(slash - kf->dest + 1) : 0;
+
 	for (int attempt = 0; attempt < 100; attempt++) {
 		int fd, n;
 
-		n = snprintf(kf->tmp, sizeof(kf->tmp), "%s.tmp-%d-%lx-%d", kf->dest, (int)getpid(),
-		             (unsigned long)(uintptr_t)kf, attempt);
+		n = snprintf(kf->tmp, sizeof(kf->tmp), "%.*s.kf-%d-%d-%lx", dirlen, kf->dest,
+		             (int)getpid(), attempt, (unsigned long)(uintptr_t)kf & 0xffffff);
 		if (n < 0 || (size_t)n >= sizeof(kf->tmp)) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
 		fd = open(kf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 && old) {
+			if (fchown(fd, old->st_uid, old->st_gid) != 0) {
+				/* not ours to give away: the mode below still holds */
+			}
+			(void)fchmod(fd, old->st_mode & 07777);
+		}
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}
@@ -51,7 +63,9 @@ FILE *kfile_open(kfile_t *kf, const char *path)
 	memset(kf, 0, sizeof(*kf));
 	signal(SIGXFSZ, SIG_IGN);
 	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode))
+		/* a device or FIFO is no file to replace; a file with other names
+		 * (hard links) keeps them only if written where it is */
+		if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
 			return open_in_place(kf, path);
 		/* through a symbolic link: replace the file, keep the link */
 		real = realpath(path, NULL);
@@ -63,7 +77,7 @@ FILE *kfile_open(kfile_t *kf, const char *path)
 		return NULL;
 	}
 	free(real);
-	fd = create_tmp(kf);
+	fd = create_tmp(kf, stat(kf->dest, &st) == 0 ? &st : NULL);
 	if (fd < 0)
 		return NULL;
 	kf->f = fdopen(fd, "w");

@@ -8,7 +8,12 @@
  * A destination that exists and is not a regular file (/dev/stdout,
  * /dev/full, a FIFO) is written in place, with every error still checked:
  * replacing a device node by a file would be worse than a short write.
- * A symbolic link to a regular file is followed (the link stays).
+ * So is a regular file with more than one name (hard links): replacing it
+ * would leave the other names on the old bytes; there a failed write can
+ * leave it short.  A symbolic link to a regular file is followed (the link
+ * stays).  The replacement keeps the old file's mode and, where allowed,
+ * its owner; the temporary name is short, so a destination name of up to
+ * NAME_MAX characters works.
  *
  * For tools and stress binaries, not the library: kfile_open ignores
  * SIGXFSZ so that a file size limit (ulimit -f) is a write error to report
