@@ -22,6 +22,7 @@
 #include "emu/emu.h"
 #include "harness/harness.h"
 #include "kmgr/kmgr.h"
+#include "nrt/nrt_kmgr.h" /* the facade id behind an nrt_load handle */
 #include "sched/kctl.h"
 
 #define KH_MAX_IO      ORACLE_MAX_IO
@@ -43,6 +44,7 @@ typedef struct kh_iob {
 /* An execution whose tensors stay in use after its op returned. */
 typedef struct kh_pend {
 	bool used, sched;
+	bool unchecked; /* nrt_schedule: no status to verify the outputs by */
 	unsigned op;
 	uint64_t job_first, job_last;
 	nrta_seq_t seq;
@@ -55,6 +57,10 @@ typedef struct kh_slot {
 	uint32_t id, start_nc, stale;
 	const oracle_io_t *io;
 	oracle_placement_t place; /* what its load asked for */
+	nrt_model_t *m;           /* nrt_load's handle (NULL: loaded by id) */
+	nrt_model_t *old_m;       /* the handle of the slot's last unloaded model */
+	uint32_t old_id;
+	bool old_retired; /* old_m's nrt_unload succeeded: it must stay dead */
 } kh_slot_t;
 
 typedef struct kh_tslot {
@@ -76,6 +82,8 @@ static struct {
 	ks_atomic_t ops_run, ops_ok, checked, next_job;
 	ks_atomic_t job_hw; /* the highest job id a callback reported */
 	ks_atomic_t job_done[KH_MAX_JOBS], job_ok[KH_MAX_JOBS];
+	ks_atomic_t facade;  /* ops in a direct facade call (kh_facade_enter) */
+	ks_atomic_t closing; /* an nrt_close op began: no more direct facade calls */
 } H = {.lock = KS_MUTEX_INITIALIZER};
 
 /* ---- tensors of one execution ----------------------------------------- */
@@ -199,21 +207,84 @@ static bool kh_get_slot(unsigned s, kh_slot_t *out)
 	return out->used;
 }
 
+/* A model loaded into slot s (handle m for nrt_load's): the slot's
+ * unloaded handle and stale id stay. */
+static void kh_publish(unsigned s, uint32_t id, uint32_t start, const oracle_io_t *io,
+                       oracle_placement_t place, nrt_model_t *m)
+{
+	kh_slot_t *sl = &H.slot[s];
+
+	ks_mutex_lock(&H.lock);
+	sl->used = true;
+	sl->id = id;
+	sl->start_nc = start;
+	sl->io = io;
+	sl->place = place;
+	sl->m = m;
+	ks_mutex_unlock(&H.lock);
+}
+
 /* A loaded model the harness can execute. */
 static bool kh_get_runnable(unsigned s, kh_slot_t *out)
 {
 	return kh_get_slot(s, out) && out->io->ok;
 }
 
-static void kh_clear_slot_if(unsigned s, uint32_t id)
+/* Model id left slot s (retired: through nrt_unload, whose handle must
+ * stay dead; an unload by id leaves an nrt_load's record live). */
+static void kh_clear_slot_if(unsigned s, uint32_t id, bool retired)
 {
+	kh_slot_t *sl = &H.slot[s];
+
 	ks_mutex_lock(&H.lock);
-	if (H.slot[s].used && H.slot[s].id == id) {
-		H.slot[s].used = false;
-		H.slot[s].stale = id;
+	if (sl->used && sl->id == id) {
+		sl->used = false;
+		sl->stale = id;
+		if (sl->m) {
+			sl->old_m = sl->m;
+			sl->old_id = id;
+			sl->old_retired = retired;
+			sl->m = NULL;
+		}
 	}
 	ks_mutex_unlock(&H.lock);
 }
+
+/*
+ * Direct facade calls and nrt_close never overlap: a framework that calls
+ * the facade by id stops before the runtime closes (the facade has no
+ * closed state; kmgr_destroy frees its registry), so every op that calls
+ * the facade directly counts itself in, the nrt_close op waits for the
+ * count to drain, and after it those ops do nothing.  Public calls are not
+ * held: racing close is what they are for.  Quiet atomics: no scheduling
+ * point, so programs without a close run exactly as before.
+ */
+static bool kh_facade_enter(void)
+{
+	ks_atomic_add_quiet(&H.facade, 1);
+	if (!ks_atomic_load_quiet(&H.closing))
+		return true;
+	ks_atomic_add_quiet(&H.facade, -1);
+	return false;
+}
+
+static void kh_facade_leave(void)
+{
+	ks_atomic_add_quiet(&H.facade, -1);
+}
+
+/* kh_<name>, a direct facade op: the body that follows the macro, inside
+ * the guard above. */
+#define KH_FACADE_OP(name)                                                                         \
+	static void name##_in(unsigned op, unsigned thread, const kh_args_t *a);                   \
+	void name(unsigned op, unsigned thread, const kh_args_t *a)                                \
+	{                                                                                          \
+		if (!kh_facade_enter())                                                            \
+			return;                                                                    \
+		name##_in(op, thread, a);                                                          \
+		kh_facade_leave();                                                                 \
+	}                                                                                          \
+	static void name##_in
 
 static kh_pend_t *kh_pend_get(void)
 {
@@ -314,7 +385,7 @@ static void kh_end(const kh_call_t *c, oracle_rec_t rec, NRT_STATUS rc, oracle_e
 
 /* ---- model operations ----------------------------------------------------- */
 
-void kh_load(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_load)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	const kh_model_t *m = &H.c->models[a->model];
 	uint64_t fired0 = kfault_fired(), t0;
@@ -332,20 +403,19 @@ void kh_load(unsigned op, unsigned thread, const kh_args_t *a)
 	oracle_note_loaded(h.id);
 	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
 		start = 0;
-	ks_mutex_lock(&H.lock);
-	H.slot[a->slot] = (kh_slot_t){true,   h.id,
-	                              start,  H.slot[a->slot].stale,
-	                              &m->io, oracle_predict_placement(&m->io, a->start, a->count)};
-	ks_mutex_unlock(&H.lock);
+	kh_publish((unsigned)a->slot, h.id, start, &m->io,
+	           oracle_predict_placement(&m->io, a->start, a->count), NULL);
 }
 
-void kh_unload(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_unload)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	NRT_STATUS rc;
 	kh_call_t c;
 
 	(void)thread;
-	if (!kh_begin(&c, op, "unload", a->slot, false))
+	/* a model nrt_load placed goes through nrt_unload only: unloaded by id
+	 * under it, nrt's record would live on (api_nrt) */
+	if (!kh_begin(&c, op, "unload", a->slot, false) || c.s.m)
 		return;
 	rc = kmgr_unload_nn((H_NN){c.s.id});
 	kh_end(&c, ORACLE_UNLOAD, rc, oracle_predict_ok());
@@ -354,10 +424,10 @@ void kh_unload(unsigned op, unsigned thread, const kh_args_t *a)
 	/* not drained: explicit-async work may outlive an async unload
 	 * (seed §4, the async_mix option) */
 	oracle_note_unloaded(c.s.id, false);
-	kh_clear_slot_if((unsigned)a->slot, c.s.id);
+	kh_clear_slot_if((unsigned)a->slot, c.s.id, false);
 }
 
-void kh_unload_all(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_unload_all)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired(), t0, t1;
 	kh_slot_t s[KPROG_SLOTS];
@@ -379,13 +449,13 @@ void kh_unload_all(unsigned op, unsigned thread, const kh_args_t *a)
 		 * point after which the device must stay quiet (no
 		 * oracle_note_unloaded here) */
 		oracle_record(op, ORACLE_UNLOAD_ALL, "unload_all", s[k].id, t0, t1, NRT_SUCCESS);
-		kh_clear_slot_if(k, s[k].id);
+		kh_clear_slot_if(k, s[k].id, false);
 	}
 }
 
 /* ---- executions ----------------------------------------------------------- */
 
-void kh_exec(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_exec)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired(), t0, first, job, last_ok = 0;
 	NRT_STATUS rc = NRT_SUCCESS;
@@ -425,7 +495,7 @@ void kh_exec(unsigned op, unsigned thread, const kh_args_t *a)
 /* Explicit async (nrta_execute_schedule's path): off in implicit-async
  * runs unless async_mix, since the facade's async unload stops the async
  * worker but not the sync XU (seed §4). */
-void kh_schedule(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_schedule)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired(), t0;
 	NRT_STATUS rc;
@@ -451,7 +521,7 @@ void kh_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 		H.seqs[thread][H.nseq[thread]++] = pe->seq;
 }
 
-void kh_is_completed(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_is_completed)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired();
 	bool is_done = false;
@@ -466,7 +536,7 @@ void kh_is_completed(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_check(op, "is_completed", rc, oracle_predict_is_completed(a->bogus), fired0);
 }
 
-void kh_get_sequence(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_get_sequence)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired();
 	nrta_seq_t seq = 0;
@@ -481,7 +551,7 @@ void kh_get_sequence(unsigned op, unsigned thread, const kh_args_t *a)
 
 /* ---- metadata ------------------------------------------------------------- */
 
-void kh_tensor_info(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_tensor_info)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	bool is_input = !(a->index & 1);
 	uint32_t idx = (uint32_t)a->index >> 1, ndim = 0, *shape = NULL;
@@ -503,7 +573,7 @@ void kh_tensor_info(unsigned op, unsigned thread, const kh_args_t *a)
 	oracle_check_tensor_info(op, c.s.io, idx + (is_input ? 0 : c.s.io->n_in), name, size);
 }
 
-void kh_is_valid_ifmap(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_is_valid_ifmap)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	bool valid = false, want;
 	const char *name;
@@ -521,7 +591,7 @@ void kh_is_valid_ifmap(unsigned op, unsigned thread, const kh_args_t *a)
 		oracle_check_ifmap_valid(op, name, valid, want);
 }
 
-void kh_ifmap_count(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_ifmap_count)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint32_t count = 0, nout = 0;
 	NRT_STATUS rc;
@@ -539,7 +609,7 @@ void kh_ifmap_count(unsigned op, unsigned thread, const kh_args_t *a)
 		oracle_check_counts(op, c.s.io, count, a->io, nout);
 }
 
-void kh_set_profiling(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_set_profiling)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	NRT_STATUS rc;
 	kh_call_t c;
@@ -552,7 +622,7 @@ void kh_set_profiling(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
 }
 
-void kh_nc_info(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_nc_info)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint32_t start = 0, count = 0;
 	NRT_STATUS rc;
@@ -607,7 +677,7 @@ static NRT_STATUS kh_call_with(H_NN h, int what)
 
 /* An id that was unloaded (or was never issued) answers INVALID_HANDLE
  * everywhere. */
-void kh_stale(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_stale)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired(), t0;
 	NRT_STATUS rc;
@@ -661,7 +731,7 @@ static NRT_STATUS kh_call_badly(const kh_slot_t *s, int what, nrt_tensor_set_t *
 
 /* NRT_INVALID, never a crash (a model that went away meanwhile answers
  * INVALID_HANDLE). */
-void kh_badargs(unsigned op, unsigned thread, const kh_args_t *a)
+KH_FACADE_OP(kh_badargs)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired();
 	nrt_tensor_set_t *set = NULL;
@@ -697,6 +767,236 @@ void kh_fault(unsigned op, unsigned thread, const kh_args_t *a)
 	plan.e[0].site = a->site && (size_t)a->site <= n ? (uint32_t)sites[a->site - 1].site : 0;
 	kfault_set_plan(&plan);
 	H.faults = true;
+}
+
+/* ---- the public API on a model (api_nrt) ------------------------------ */
+
+/* The handle an nrt op uses: the slot's live one, or (old) the one its
+ * last unload left behind; false when there is none. */
+static bool kh_get_handle(const kh_args_t *a, kh_slot_t *s, nrt_model_t **m)
+{
+	kh_get_slot((unsigned)a->slot, s);
+	*m = a->old ? s->old_m : (s->used ? s->m : NULL);
+	return *m != NULL;
+}
+
+/* What an op through handle m of slot s may answer: a retired handle
+ * only INVALID_HANDLE; a handle whose model went by id anything; the live
+ * one e. */
+static oracle_expect_t kh_handle_expect(const kh_args_t *a, const kh_slot_t *s, oracle_expect_t e)
+{
+	if (!a->old)
+		return e;
+	return s->old_retired ? oracle_predict_stale() : (oracle_expect_t){0};
+}
+
+/* A public call over [t0, now] answered rc: counted; NRT_CLOSED checked
+ * against the close and nothing more (returns false); else recorded and
+ * checked against e (returns true). */
+static bool kh_nrt_end(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, uint64_t t0,
+                       NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
+{
+	uint64_t t1 = oracle_tick();
+
+	kh_done(op, what, rc);
+	if (oracle_check_lifecycle(op, what, rc, t0, t1))
+		return false;
+	oracle_record(op, rec, what, id, t0, t1, rc);
+	kh_check(op, what, rc, e, fired0);
+	return true;
+}
+
+/* A retired handle answered success: the record was found live again. */
+static void kh_check_retired(unsigned op, const char *what, const kh_args_t *a, const kh_slot_t *s,
+                             NRT_STATUS rc)
+{
+	if (a->old && s->old_retired && rc == NRT_SUCCESS)
+		oracle_fail("retired-handle", "op %u %s: the handle of unloaded model %u accepted",
+		            op, what, s->old_id);
+}
+
+void kh_nrt_load(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	const kh_model_t *km = &H.c->models[a->model];
+	uint64_t fired0 = kfault_fired(), t0;
+	uint32_t start = 0, cnt = 0;
+	nrt_model_t *m = NULL;
+	H_NN h = {0};
+	NRT_STATUS rc;
+
+	(void)thread;
+	t0 = oracle_tick();
+	rc = nrt_load(km->bytes, km->len, a->start, a->count, &m);
+	/* the id and the placement come from the facade, which a close in
+	 * between takes away: then the model went with it, nothing to keep */
+	if (rc == NRT_SUCCESS && (!kh_facade_enter() || nrt_model_get_nn(m, &h) != NRT_SUCCESS)) {
+		kh_done(op, "nrt_load", rc);
+		if (h.id == 0 && !ks_atomic_load_quiet(&H.closing))
+			oracle_fail("nrt-handle", "op %u: nrt_load's handle has no facade model",
+			            op);
+		return;
+	}
+	if (!kh_nrt_end(op, "nrt_load", ORACLE_LOAD, h.id, t0, rc,
+	                oracle_predict_load(&km->io, H.c->nc, a->start, a->count), fired0) ||
+	    rc) {
+		if (rc == NRT_SUCCESS)
+			kh_facade_leave();
+		return;
+	}
+	oracle_note_loaded(h.id);
+	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
+		start = 0;
+	kh_publish((unsigned)a->slot, h.id, start, &km->io,
+	           oracle_predict_placement(&km->io, a->start, a->count), m);
+	kh_facade_leave();
+}
+
+void kh_nrt_unload(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	nrt_model_t *m;
+	NRT_STATUS rc;
+	uint32_t id;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_handle(a, &s, &m))
+		return;
+	id = a->old ? s.old_id : s.id;
+	t0 = oracle_tick();
+	rc = nrt_unload(m);
+	if (!kh_nrt_end(op, "nrt_unload", ORACLE_UNLOAD, id, t0, rc,
+	                kh_handle_expect(a, &s, oracle_predict_ok()), fired0))
+		return;
+	kh_check_retired(op, "nrt_unload", a, &s, rc);
+	if (rc || a->old)
+		return;
+	oracle_note_unloaded(id, false);
+	kh_clear_slot_if((unsigned)a->slot, id, true);
+}
+
+void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	oracle_expect_t e;
+	kh_pend_t *pe;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_runnable((unsigned)a->slot, &s) || !s.m ||
+	    !(pe = kh_pend_build(&s, op, a->in, a->out)))
+		return;
+	e = oracle_predict_exec(s.io, a->in, a->out, H.c->async);
+	t0 = oracle_tick();
+	rc = a->repeat > 1 ? nrt_execute_repeat(s.m, pe->b.in, pe->b.out, a->repeat)
+	                   : nrt_execute(s.m, pe->b.in, pe->b.out);
+	/* the outputs are read through the public API, which a close in
+	 * between refuses: the check holds close off as a facade op does */
+	if (kh_nrt_end(op, "nrt_exec", ORACLE_EXEC, s.id, t0, rc, e, fired0) && rc == NRT_SUCCESS &&
+	    !H.c->async && kh_facade_enter()) {
+		kh_iob_verify(&pe->b, op);
+		kh_facade_leave();
+	}
+	/* implicit async: some of a repeat may be queued whatever the status
+	 * (QUEUE_FULL after two), under job id 0, which no callback names:
+	 * unchecked, the tensors wait for quiescence */
+	if (H.c->async) {
+		pe->op = op;
+		return;
+	}
+	kh_pend_put(pe);
+}
+
+/* nrta_execute_schedule on the handle: as kh_schedule, off in implicit
+ * async runs unless async_mix. */
+void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	kh_pend_t *pe;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	if (H.c->async && !H.c->async_mix)
+		return;
+	if (!kh_get_runnable((unsigned)a->slot, &s) || !s.m ||
+	    !(pe = kh_pend_build(&s, op, a->in, a->out)))
+		return;
+	t0 = oracle_tick();
+	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, NULL, &pe->seq);
+	if (!kh_nrt_end(op, "nrt_schedule", ORACLE_READ, s.id, t0, rc,
+	                oracle_predict_exec(s.io, a->in, a->out, true), fired0) ||
+	    rc) {
+		kh_pend_put(pe);
+		return;
+	}
+	pe->op = op;
+	pe->sched = true;
+	pe->unchecked = true; /* the status went to the anonymous tracker */
+	if (H.nseq[thread] < KH_MAX_SEQS)
+		H.seqs[thread][H.nseq[thread]++] = pe->seq;
+}
+
+/* The model's core count or its tensor descriptions through the handle. */
+static NRT_STATUS kh_nrt_meta_call(unsigned op, nrt_model_t *m, const kh_args_t *a,
+                                   const kh_slot_t *s)
+{
+	nrt_tensor_info_array_t *info = NULL;
+	uint32_t n = 0;
+	NRT_STATUS rc;
+
+	if (a->what == 0) {
+		rc = nrt_get_model_nc_count(m, &n);
+		if (rc == NRT_SUCCESS && !a->old &&
+		    !oracle_placement_is(s->place, H.c->nc, s->start_nc, n))
+			oracle_fail("nc-count", "op %u: nrt_get_model_nc_count says %u cores", op,
+			            n);
+		return rc;
+	}
+	rc = nrt_get_model_tensor_info(m, &info);
+	if (rc)
+		return rc;
+	if (!a->old && info->tensor_count != (uint64_t)s->io->n_in + s->io->n_out)
+		oracle_fail("tensor-info", "op %u: %llu tensors, the container has %u", op,
+		            (unsigned long long)info->tensor_count, s->io->n_in + s->io->n_out);
+	for (uint64_t i = 0; !a->old && i < info->tensor_count; i++)
+		oracle_check_tensor_info(op, s->io, (uint32_t)i, info->tensor_array[i].name,
+		                         info->tensor_array[i].size);
+	nrt_free_model_tensor_info(info);
+	return rc;
+}
+
+void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0;
+	nrt_model_t *m;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	(void)thread;
+	if (!kh_get_handle(a, &s, &m))
+		return;
+	t0 = oracle_tick();
+	rc = kh_nrt_meta_call(op, m, a, &s);
+	if (kh_nrt_end(op, "nrt_meta", ORACLE_READ, a->old ? s.old_id : s.id, t0, rc,
+	               kh_handle_expect(a, &s, oracle_predict_ok()), fired0))
+		kh_check_retired(op, "nrt_meta", a, &s, rc);
+}
+
+/* nrt_close while the other threads go on calling: they answer
+ * NRT_CLOSED from its end on (oracle_check_lifecycle), and a close that
+ * never returns is the run's hang bound. */
+void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	(void)thread;
+	(void)a;
+	ks_atomic_store_quiet(&H.closing, 1);
+	while (ks_atomic_load_quiet(&H.facade) != 0)
+		ks_usleep(50);
+	oracle_close_begin(oracle_tick());
+	nrt_close();
+	oracle_close_end(oracle_tick());
+	kh_done(op, "nrt_close", NRT_SUCCESS);
 }
 
 /* ---- tensor slots ------------------------------------------------------- */
@@ -786,6 +1086,12 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_TREAD] = kh_tread,
     [KOP_BADARGS] = kh_badargs,
     [KOP_NC_INFO] = kh_nc_info,
+    [KOP_NRT_LOAD] = kh_nrt_load,
+    [KOP_NRT_UNLOAD] = kh_nrt_unload,
+    [KOP_NRT_EXEC] = kh_nrt_exec,
+    [KOP_NRT_META] = kh_nrt_meta,
+    [KOP_NRT_SCHEDULE] = kh_nrt_schedule,
+    [KOP_NRT_CLOSE] = kh_nrt_close,
 };
 
 #define KH_FIELD(f)                                                                                \
@@ -804,7 +1110,7 @@ int kh_field_offset(const char *name)
 	    KH_FIELD(lnc),  KH_FIELD(xu),     KH_FIELD(index), KH_FIELD(name),  KH_FIELD(io),
 	    KH_FIELD(on),   KH_FIELD(mac),    KH_FIELD(what),  KH_FIELD(site),  KH_FIELD(nth),
 	    KH_FIELD(ts),   KH_FIELD(place),  KH_FIELD(size),  KH_FIELD(off),   KH_FIELD(len),
-	    KH_FIELD(tmpl),
+	    KH_FIELD(tmpl), KH_FIELD(old),
 	};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -842,7 +1148,7 @@ static void kh_quiesce(void)
 		ks_usleep(50);
 }
 
-static void kh_finish_pending(void)
+static void kh_finish_pending(bool closed)
 {
 	for (unsigned k = 0; k < H.pend_hw; k++) {
 		kh_pend_t *pe = &H.pend[k];
@@ -850,19 +1156,21 @@ static void kh_finish_pending(void)
 
 		if (!pe->used)
 			continue;
-		if (pe->sched) {
+		if (pe->sched && closed) {
+			/* nrt_close drained and cancelled it, and took the facade */
+		} else if (pe->sched) {
 			if (kmgr_xu_is_completed(pe->seq, &is_done) != NRT_SUCCESS || !is_done)
 				oracle_fail("lost-completion",
 				            "op %u: sequence %llx never completed", pe->op,
 				            (unsigned long long)pe->seq);
-			ok = pe->ret == NRT_SUCCESS;
+			ok = pe->ret == NRT_SUCCESS && !pe->unchecked;
 		} else {
 			/* seq_cst: the callback's store follows the device's writes of
 			 * the outputs, so this load orders our reads after them */
 			for (uint64_t j = pe->job_first; j <= pe->job_last && j < KH_MAX_JOBS; j++)
 				ok |= ks_atomic_load_quiet(&H.job_ok[j]) != 0;
 		}
-		if (ok)
+		if (ok && !closed) /* after a close the outputs can no longer be read */
 			kh_iob_verify(&pe->b, pe->op);
 		kh_pend_put(pe);
 	}
@@ -921,6 +1229,8 @@ static void kh_reset(const kh_config_t *c)
 	memset(H.pend, 0, H.pend_hw * sizeof(H.pend[0]));
 	H.pend_hw = 0;
 	memset(H.nseq, 0, sizeof(H.nseq));
+	ks_atomic_reset(&H.facade);
+	ks_atomic_reset(&H.closing);
 	ks_atomic_reset(&H.ops_run);
 	ks_atomic_reset(&H.ops_ok);
 	ks_atomic_reset(&H.checked);
@@ -948,7 +1258,7 @@ static void *kh_thread_main(void *arg)
 static int kh_body(const kh_config_t *c, kh_result_t *r)
 {
 	ks_thread_t th[KPROG_MAX_THREADS];
-	bool close_faulted;
+	bool close_faulted, closed;
 	uint64_t fired;
 
 	if (c->plan.n)
@@ -969,10 +1279,12 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 	c->thread(0);
 	for (unsigned t = 1; t < c->nthreads; t++)
 		ks_thread_join(&th[t], NULL);
+	closed = ks_atomic_load_quiet(&H.closing) != 0;
 	kh_quiesce();
-	kh_finish_pending();
+	kh_finish_pending(closed);
 	kh_free_tensor_slots();
-	oracle_check_refcounts(H.faults);
+	if (!closed) /* else the facade is gone, and close unloaded everything */
+		oracle_check_refcounts(H.faults);
 	oracle_check_history();
 	oracle_detach();
 	/* The plan stays installed until the device threads are gone: kfault's

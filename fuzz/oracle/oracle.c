@@ -19,6 +19,7 @@ typedef struct hrec {
 static struct {
 	ks_atomic_t clock;
 	ks_atomic_t nhist;
+	ks_atomic_t close_t0, close_t1; /* the first nrt_close op's interval, 0: none yet */
 	hrec_t hist[ORACLE_MAX_HIST];
 } oh;
 
@@ -26,6 +27,45 @@ void oracle_history_begin(void)
 {
 	ks_atomic_reset(&oh.clock);
 	ks_atomic_reset(&oh.nhist);
+	ks_atomic_reset(&oh.close_t0);
+	ks_atomic_reset(&oh.close_t1);
+}
+
+/* Only the first close counts: a later one finds the runtime closed. */
+void oracle_close_begin(uint64_t t0)
+{
+	if (!ks_atomic_load_quiet(&oh.close_t0))
+		ks_atomic_store_quiet(&oh.close_t0, (int64_t)t0);
+}
+
+void oracle_close_end(uint64_t t1)
+{
+	if (!ks_atomic_load_quiet(&oh.close_t1))
+		ks_atomic_store_quiet(&oh.close_t1, (int64_t)t1);
+}
+
+bool oracle_closed_by(uint64_t t)
+{
+	int64_t t1 = ks_atomic_load_quiet(&oh.close_t1);
+
+	return t1 && (uint64_t)t1 < t;
+}
+
+/* The contract (docs/api-contract.md): a call that began after nrt_close
+ * returned answers NRT_CLOSED; NRT_CLOSED before any close began is as
+ * wrong.  A call that overlaps the close may answer either way. */
+bool oracle_check_lifecycle(unsigned op, const char *what, NRT_STATUS got, uint64_t t0, uint64_t t1)
+{
+	int64_t c0 = ks_atomic_load_quiet(&oh.close_t0);
+
+	if (got == NRT_CLOSED && (!c0 || (uint64_t)c0 > t1))
+		oracle_fail("closed-early", "op %u %s answered NRT_CLOSED, no nrt_close had begun",
+		            op, what);
+	if (got != NRT_CLOSED && oracle_closed_by(t0))
+		oracle_fail("after-close",
+		            "op %u %s began after nrt_close returned and answered %d", op, what,
+		            (int)got);
+	return got == NRT_CLOSED;
 }
 
 uint64_t oracle_tick(void)

@@ -140,6 +140,17 @@ uint64_t oracle_tick(void);
 /* An op (what: its name) on model id (0 for none) over [t0, t1]. */
 void oracle_record(unsigned op, oracle_rec_t rec, const char *what, uint32_t id, uint64_t t0,
                    uint64_t t1, NRT_STATUS status);
+/* nrt_close as an operation (the api_nrt target): its interval on the
+ * clock (the first close of the run; a later one finds nothing to close). */
+void oracle_close_begin(uint64_t t0);
+void oracle_close_end(uint64_t t1);
+/* A close had returned before tick t. */
+bool oracle_closed_by(uint64_t t);
+/* A public call over [t0, t1] answered got: NRT_CLOSED only once a close
+ * had begun, and nothing else once one had returned before t0.  Returns
+ * true for NRT_CLOSED (the caller checks nothing more). */
+bool oracle_check_lifecycle(unsigned op, const char *what, NRT_STATUS got, uint64_t t0,
+                            uint64_t t1);
 /* Per-model linearizability of the recorded history (at quiescence). */
 void oracle_check_history(void);
 /* A status against a prediction: exact where the reference model applies

@@ -86,6 +86,15 @@ typedef enum kprog_kind {
 	/* later kinds: each has one kind byte of its own (KPROG_KIND_BYTE_TOP
 	 * down), which named kind b % KPROG_KINDS_V1 before */
 	KOP_NC_INFO, /* slot: kmgr_get_nc_info, the cores the model runs on; byte 0xfd */
+	/* the public API on a model (the api_nrt target, docs/harness.md): the
+	 * slot's nrt_model_t handle, or with old the one its last nrt_unload
+	 * retired */
+	KOP_NRT_LOAD,     /* slot, model (a template), start, count: nrt_load; 0xfc */
+	KOP_NRT_UNLOAD,   /* slot, old: nrt_unload; 0xfb */
+	KOP_NRT_EXEC,     /* slot, in, out, repeat: nrt_execute(_repeat); 0xfa */
+	KOP_NRT_META,     /* slot, what, old: nrt_get_model_nc_count / _tensor_info; 0xf9 */
+	KOP_NRT_SCHEDULE, /* slot, in, out: nrta_execute_schedule; 0xf8 */
+	KOP_NRT_CLOSE,    /* nrt_close while the other threads go on calling; 0xf7 */
 	KOP__COUNT
 } kprog_kind_t;
 

@@ -76,8 +76,8 @@ static bool names(const char *comp, const char *t)
 	       (comp[n - m - 1] == '-' || comp[n - m - 1] == '_');
 }
 
-static const char *const all_targets[] = {"api_seq", "concurrent", "async", "faults",
-                                          "model_parse"};
+static const char *const all_targets[] = {"api_seq", "concurrent", "async",
+                                          "faults",  "api_nrt",    "model_parse"};
 
 /* Does the file name hold a target as a word between '-', '_' or '.'
  * (ClusterFuzz's clusterfuzz-testcase-minimized-<fuzzer>-<id>, a name like
@@ -212,7 +212,7 @@ static int pick_target(kr_input_t *in, const char *target, const char *header)
 	 * false "not reproduced". */
 	fprintf(stderr,
 	        "kmgr-repro: %s: which target? Neither its path nor its name names one; give "
-	        "--target (api_seq, concurrent, async, faults, model_parse)\n",
+	        "--target (api_seq, concurrent, async, faults, api_nrt, model_parse)\n",
 	        in->path);
 	return -1;
 }

@@ -17,7 +17,7 @@ static const char usage[] =
     "  emit-c FILE -o TEST.c       a standalone C regression test\n"
     "  triage DIR                  group the crash files under DIR by signature\n"
     "  bisect FILE --good R --bad R  the commit that made FILE fail (verify --rev R: one)\n"
-    "common options: --target NAME (api_seq concurrent async faults model_parse),\n"
+    "common options: --target NAME (api_seq concurrent async faults api_nrt model_parse),\n"
     "  --timeout S (per run, default 60), -v; `kmgr-repro COMMAND --help` for more.\n"
     "exit status: 0 done (replay: reproduced every time), 1 not reproduced, 2 bad usage\n"
     "or unusable input.\n";
