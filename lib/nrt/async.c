@@ -74,12 +74,22 @@ NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callb
 
 /* ---- completion slots -------------------------------------------------- */
 
-static bool nrt_slot_done(const nrt_exec_slot_t *s)
+/* Is s final?  A slot of an older runtime generation is: nrt_close joined
+ * its device threads before it moved the generation on.  One of this
+ * generation only the facade can tell, and only to a caller counted in
+ * flight (live: nrt__enter), whom close waits for before it tears the
+ * facade down; to anyone else it is not final yet, since close stores
+ * CLOSED long before the device stops writing statuses (freeing such a
+ * slot on CLOSED was a use after free the api_nrt target found:
+ * corpus/regressions/api_nrt/nrt-reap-during-close). */
+static bool nrt_slot_done(const nrt_exec_slot_t *s, bool live)
 {
 	bool done = false;
 
-	if (s->gen != ks_atomic_load(&nrt_gen) || nrt__state() != NRT_STATE_INIT)
+	if (s->gen != ks_atomic_load(&nrt_gen))
 		return true;
+	if (!live)
+		return false;
 	/* A sequence the device no longer knows cannot complete later either. */
 	if (kmgr_xu_is_completed(s->seq, &done) != NRT_SUCCESS)
 		return true;
@@ -104,8 +114,9 @@ static NRT_STATUS nrt_record_error(nrta_error_tracker_t *t, const nrt_exec_slot_
 }
 
 /* Release the completed slots of t (under t->lock), recording the failed
- * ones when record.  A slot whose error cannot be recorded stays pending. */
-static NRT_STATUS nrt_reap(nrta_error_tracker_t *t, bool record)
+ * ones when record.  A slot whose error cannot be recorded stays pending.
+ * live: the caller counts as in flight (nrt_slot_done). */
+static NRT_STATUS nrt_reap(nrta_error_tracker_t *t, bool record, bool live)
 {
 	nrt_exec_slot_t **pp = &t->pending;
 	NRT_STATUS rc = NRT_SUCCESS;
@@ -113,7 +124,7 @@ static NRT_STATUS nrt_reap(nrta_error_tracker_t *t, bool record)
 	while (*pp) {
 		nrt_exec_slot_t *s = *pp;
 
-		if (!nrt_slot_done(s)) {
+		if (!nrt_slot_done(s, live)) {
 			pp = &s->next;
 			continue;
 		}
@@ -128,13 +139,17 @@ static NRT_STATUS nrt_reap(nrta_error_tracker_t *t, bool record)
 	return rc;
 }
 
-/* Wait for and release every slot of t (under t->lock). */
+/* Wait for and release every slot of t (under t->lock); during a close,
+ * until close has joined the device threads. */
 static void nrt_drain(nrta_error_tracker_t *t)
 {
 	while (t->pending) {
 		nrt_exec_slot_t *s = t->pending;
+		bool live = nrt__enter_if_init(), done = nrt_slot_done(s, live);
 
-		if (!nrt_slot_done(s)) {
+		if (live)
+			nrt__leave(NRT_SUCCESS);
+		if (!done) {
 			ks_usleep(NRT_DRAIN_SLEEP_US);
 			continue;
 		}
@@ -210,7 +225,7 @@ NRT_STATUS nrta_execute_schedule(nrt_model_t *model, const nrt_tensor_set_t *inp
 	if (!err) {
 		/* Bound the untracked slots by releasing the finished ones. */
 		ks_mutex_lock(&nrt_anon.lock);
-		nrt_reap(&nrt_anon, false);
+		nrt_reap(&nrt_anon, false, true);
 		ks_mutex_unlock(&nrt_anon.lock);
 	}
 	return nrt__leave(nrt_schedule(model, input, output, err ? err : &nrt_anon, req_sequence));
@@ -306,14 +321,18 @@ NRT_STATUS nrta_error_tracker_get_list(nrta_error_tracker_t *error_tracker,
                                        const nrta_error_t **list, size_t *error_count)
 {
 	NRT_STATUS rc;
+	bool live;
 
 	if (!error_tracker || !list || !error_count)
 		return NRT_INVALID;
+	live = nrt__enter_if_init();
 	ks_mutex_lock(&error_tracker->lock);
 	error_tracker->n_errors = 0;
-	rc = nrt_reap(error_tracker, true);
+	rc = nrt_reap(error_tracker, true, live);
 	*list = error_tracker->errors;
 	*error_count = error_tracker->n_errors;
 	ks_mutex_unlock(&error_tracker->lock);
+	if (live)
+		nrt__leave(NRT_SUCCESS);
 	return rc;
 }

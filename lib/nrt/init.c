@@ -60,16 +60,30 @@ static NRT_STATUS nrt__refuse(const char *fn, nrt_state_t st)
  * increment and its state load, so threads that keep calling after close
  * cannot keep the count from reaching zero (they held close for seconds
  * while their log lines were written). */
+static bool nrt_count_in(nrt_state_t *st)
+{
+	ks_atomic_add_quiet(&nrt_inflight, 1);
+	*st = nrt__state();
+	if (KS_LIKELY(*st == NRT_STATE_INIT))
+		return true;
+	ks_atomic_add_quiet(&nrt_inflight, -1);
+	return false;
+}
+
 NRT_STATUS nrt__enter(const char *fn)
 {
 	nrt_state_t st;
 
-	ks_atomic_add_quiet(&nrt_inflight, 1);
-	st = nrt__state();
-	if (KS_LIKELY(st == NRT_STATE_INIT))
+	if (KS_LIKELY(nrt_count_in(&st)))
 		return NRT_SUCCESS;
-	ks_atomic_add_quiet(&nrt_inflight, -1);
 	return nrt__refuse(fn, st);
+}
+
+bool nrt__enter_if_init(void)
+{
+	nrt_state_t st;
+
+	return nrt_count_in(&st);
 }
 
 NRT_STATUS nrt__leave(NRT_STATUS rc)

@@ -6,6 +6,7 @@
 #ifndef NRT_INTERNAL_H
 #define NRT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <nrt/nrt.h>
@@ -43,6 +44,10 @@ nrt_state_t nrt__state(void);
  * rc; nrt_close waits for every call in flight before it frees anything. */
 NRT_STATUS nrt__enter(const char *fn);
 NRT_STATUS nrt__leave(NRT_STATUS rc);
+/* The same without a log line, for the calls that work in every state and
+ * only need to know whether they may ask the facade: true (counted in,
+ * nrt__leave to follow) when initialized. */
+bool nrt__enter_if_init(void);
 
 /* model.c: free every nrt_model_t still live or retired, and the retired
  * tensor-info arrays (nrt_close, after kmgr_unload_all_nns has unloaded the
