@@ -19,9 +19,10 @@
 # exits 128+signal.  Exits 1 when a crash was saved, 2 on bad usage.
 set -euo pipefail
 . "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/lib/targets.sh"
 kmgr_signals_reset "$0" "$@"
 
-minutes=10 targets="model_parse,api_seq,concurrent,async,faults" jobs=$(nproc) cmin=0
+minutes=10 targets=$(kmgr_targets) jobs=$(nproc) cmin=0
 usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 bad() {
 	echo "afl.sh: $*" >&2

@@ -25,8 +25,8 @@
 # and how many files each gave).  OUT/all/ is the same over every target's
 # profile merged, OUT/summary.json one line per target (lines, functions,
 # regions, branches: covered/count/percent), OUT/index.html links them.
-# The text summary of lib/kmgr/ and the lines of kmgr_exec never run are
-# printed at the end, as before.  Tools: llvm-profdata-19 and llvm-cov-19
+# The text summaries of lib/kmgr/ and lib/nrt/ and the lines of kmgr_exec
+# never run are printed at the end.  Tools: llvm-profdata-19 and llvm-cov-19
 # (the coverage preset builds with clang-19; the profile format follows it).
 # An input that crashes or hangs the replay is left out of the profile and
 # listed in OUT/T/failed.txt.  Exit status: 0 reports written, 1 a build,
@@ -193,6 +193,8 @@ for r in rows:
 PY
 echo "== lib/kmgr/ (all targets)"
 "$cov" report "${objs[@]}" -instr-profile="$prof/all.profdata" "$root/lib/kmgr"
+echo "== lib/nrt/ (all targets): the public API's own code (api_nrt's reach)"
+"$cov" report "${objs[@]}" -instr-profile="$prof/all.profdata" "$root/lib/nrt"
 echo "== kmgr_exec and its forks: lines never run"
 "$cov" show "${objs[@]}" -instr-profile="$prof/all.profdata" "$root/lib/kmgr/exec.c" \
 	-show-line-counts | awk -F'|' '$2 ~ /^ *0$/ {print "  not covered: exec.c:" $1 $3}'

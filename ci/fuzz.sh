@@ -28,9 +28,10 @@
 # Exits 1 when anything was found, 2 on bad usage.
 set -euo pipefail
 . "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/lib/targets.sh"
 kmgr_signals_reset "$0" "$@"
 
-minutes=10 preset=asan targets="model_parse,api_seq,concurrent,async,faults" jobs=$(nproc) json="" mode=""
+minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(nproc) json="" mode=""
 build_only=0 json_given=0
 usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 bad() {

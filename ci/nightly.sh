@@ -39,6 +39,7 @@
 # build/<preset>, the presets' own trees).
 set -uo pipefail
 . "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/lib/targets.sh"
 kmgr_signals_reset "$0" "$@"
 src=$(cd "$(dirname "$0")/.." && pwd)
 minutes=10 out="$src/nightly-out" history="" threads=4
@@ -256,7 +257,7 @@ if [ "$do_cov" = 1 ]; then
 	run_part "$src/ci/coverage.sh" --out "$night/coverage" --build "$build_root/coverage" \
 		>"$night/logs/coverage.log" 2>&1
 	rc=$?
-	grep -E '^(model_parse|api_seq|concurrent|async|faults|all) ' "$night/logs/coverage.log"
+	grep -E "^($(kmgr_targets '|')|all) " "$night/logs/coverage.log"
 	part coverage "$rc"
 fi
 

@@ -17,7 +17,8 @@
 # Exits 1 when a check fails, 2 on bad usage.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-targets=(model_parse api_seq concurrent async faults)
+. "$here/ci/lib/targets.sh"
+read -r -a targets <<<"$(KMGR_ROOT=$here kmgr_targets " ")"
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # OSS-Fuzz's compile flags per sanitizer (infra/base-images/base-clang):
