@@ -44,6 +44,7 @@ if [ -z "$target" ]; then
 	case "$name" in
 	fuzz-2-*|fuzz-4-*) target=async ;;
 	fuzz-5-*|fuzz-6-*) target=api_seq ;;
+	nrt-*) target=api_nrt ;;
 	*) target=concurrent ;;
 	esac
 fi
