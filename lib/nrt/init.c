@@ -44,6 +44,12 @@ nrt_state_t nrt__state(void)
  * counts as in flight. */
 static NRT_STATUS nrt__refuse(const char *fn, nrt_state_t st)
 {
+	if (st == NRT_STATE_FORKED) {
+		klog_error("%s: called in a child of fork(); the runtime belongs to the parent "
+		           "(exec, or nrt_init before forking)",
+		           fn);
+		return NRT_FAILURE;
+	}
 	if (st == NRT_STATE_CLOSED) {
 		klog_error("%s: called after nrt_close", fn);
 		return NRT_CLOSED;
@@ -287,6 +293,30 @@ static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework)
 	return NRT_SUCCESS;
 }
 
+/*
+ * fork(): the child has the parent's runtime in memory but none of its
+ * device threads, and any lock another thread held at the fork stays held;
+ * a call into it waited for a completion that could never come.  So a child
+ * forked while the runtime is up answers every call NRT_FAILURE at once
+ * (nrt__refuse), nrt_init included, and nrt_close does nothing: neither
+ * takes a lock first.  Registered once, at the first nrt_init.
+ */
+static bool nrt_atfork_done;
+
+static void nrt_forked_child(void)
+{
+	if (nrt__state() == NRT_STATE_INIT)
+		ks_atomic_store_quiet(&nrt_state_v, NRT_STATE_FORKED);
+}
+
+static bool nrt_is_forked(const char *fn)
+{
+	if (ks_atomic_load_quiet(&nrt_state_v) != NRT_STATE_FORKED)
+		return false;
+	nrt__refuse(fn, NRT_STATE_FORKED);
+	return true;
+}
+
 NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, const char *fal_version)
 {
 	NRT_STATUS rc;
@@ -294,7 +324,11 @@ NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, cons
 	/* The version strings are informational only (and may be NULL). */
 	(void)fw_version;
 	(void)fal_version;
+	if (nrt_is_forked("nrt_init"))
+		return NRT_FAILURE;
 	ks_mutex_lock(&nrt_lifecycle_lock);
+	if (!nrt_atfork_done && ks_atfork_child(nrt_forked_child) == 0)
+		nrt_atfork_done = true;
 	rc = nrt_init_locked(framework);
 	ks_mutex_unlock(&nrt_lifecycle_lock);
 	return rc;
@@ -302,6 +336,8 @@ NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, cons
 
 void nrt_close(void)
 {
+	if (nrt_is_forked("nrt_close"))
+		return;
 	ks_mutex_lock(&nrt_lifecycle_lock);
 	if (nrt__state() != NRT_STATE_INIT) {
 		klog_warn("nrt_close: the runtime is not initialized");

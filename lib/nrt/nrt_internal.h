@@ -14,11 +14,13 @@
 
 #include "kmgr/kmgr.h"
 
-/* The lifecycle: UNINIT -> INIT -> CLOSED -> INIT ... */
+/* The lifecycle: UNINIT -> INIT -> CLOSED -> INIT ...; a child forked
+ * while INIT is FORKED for good (init.c, docs/api-contract.md). */
 typedef enum nrt_state {
 	NRT_STATE_UNINIT = 0,
 	NRT_STATE_INIT = 1,
 	NRT_STATE_CLOSED = 2,
+	NRT_STATE_FORKED = 3,
 } nrt_state_t;
 
 /* A loaded model: the facade handle and where it was placed. */

@@ -5,6 +5,7 @@
 #include "ksched.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 
@@ -88,6 +89,11 @@ void ks_usleep_prod(uint64_t us)
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+int ks_atfork_child(void (*fn)(void))
+{
+	return pthread_atfork(NULL, NULL, fn);
 }
 
 void ks_yield_prod(void)

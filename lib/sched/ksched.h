@@ -366,6 +366,9 @@ static inline int64_t ks_atomic_peek(const ks_atomic_t *a)
 void ks_usleep_prod(uint64_t us);
 void ks_yield_prod(void);
 uint64_t ks_now_ns_prod(void);
+/* fn runs in the child of every later fork() (pthread_atfork's child
+ * handler): 0, or an errno value. */
+int ks_atfork_child(void (*fn)(void));
 
 static inline void ks_usleep_at(uint64_t us, const char *site)
 {
