@@ -145,7 +145,6 @@ static int check_dir(const char *corpus, const char *sub, const char *target, ui
 
 int main(int argc, char **argv)
 {
-	static const char *const targets[] = {"api_seq", "concurrent", "async", "faults"};
 	unsigned inputs = 0;
 	uint8_t *a, *b;
 	int bad = 0;
@@ -165,9 +164,9 @@ int main(int argc, char **argv)
 	/* the targets' LLVMFuzzerInitialize: after it, an input's first run
 	 * in the process must take the edges its second does */
 	kfuzz_initialize();
-	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++)
-		bad |= check_dir(argv[1], "", targets[t], a, b, &inputs) |
-		       check_dir(argv[1], "regressions/", targets[t], a, b, &inputs);
+	for (const char *const *t = kprog_targets; *t; t++)
+		bad |= check_dir(argv[1], "", *t, a, b, &inputs) |
+		       check_dir(argv[1], "regressions/", *t, a, b, &inputs);
 	printf("cov_stable: %u inputs, %zu counters: %s\n", inputs, (size_t)(cnt_end - cnt_beg),
 	       bad ? "UNSTABLE" : "every input took the same edges twice");
 	free(a);

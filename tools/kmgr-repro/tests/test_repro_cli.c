@@ -161,8 +161,8 @@ static void t_bad_files(void)
  * statuses 0/1/2 only, never a signal or a sanitizer report (run()). */
 static void t_random(void)
 {
-	static const char *const targets[] = {"api_seq", "concurrent", "async", "faults",
-	                                      "model_parse"};
+	static const char *const targets[] = {"api_seq", "concurrent", "async",
+	                                      "faults",  "api_nrt",    "model_parse"};
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	char name[64];
 
@@ -170,7 +170,7 @@ static void t_random(void)
 	for (int i = 0; i < 10; i++) {
 		uint8_t buf[700];
 		size_t n = 1 + i * 67 % sizeof(buf);
-		const char *t = targets[i % 5];
+		const char *t = targets[i % 6];
 		int rc;
 
 		for (size_t k = 0; k < n; k++) {
