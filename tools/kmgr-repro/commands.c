@@ -240,16 +240,24 @@ typedef struct minctx {
 	const char *sig;
 	const kr_run_opts_t *run;
 	unsigned runs;
+	int err; /* a candidate could not be run (its scratch file): errno */
 } minctx_t;
 
+/* A candidate that cannot even be written (TMPDIR full, unwritable, a file
+ * size limit) says nothing about the crash: the first such failure stops
+ * the search (err), instead of passing for "does not reproduce". */
 static bool same_crash(const kprog_t *p, void *arg)
 {
 	minctx_t *c = arg;
 	kr_outcome_t out;
 	bool ok;
 
+	if (c->err || kr_interrupted())
+		return false;
 	c->runs++;
-	if (kr_interrupted() || kr_run_program(p, c->target, c->run, &out)) {
+	errno = 0;
+	if (kr_run_program(p, c->target, c->run, &out)) {
+		c->err = kr_interrupted() ? 0 : (errno ? errno : EIO);
 		kr_outcome_free(&out);
 		return false;
 	}
@@ -288,11 +296,27 @@ static unsigned fewer_preemptions(kprog_t *p, minctx_t *c)
 	return done;
 }
 
+/* The search stopped on c->err; out: where the smallest program found so
+ * far went (NULL: none yet). */
+static int scratch_failed(const minctx_t *c, const char *out)
+{
+	fprintf(stderr,
+	        "kmgr-repro minimize: cannot run a candidate program: its scratch file under %s "
+	        "(TMPDIR) failed: %s\n",
+	        kr_tmpdir(), strerror(c->err));
+	if (out)
+		fprintf(stderr,
+		        "kmgr-repro minimize: incomplete: %s holds the smallest program "
+		        "found before that\n",
+		        out);
+	return KR_EXIT_USAGE;
+}
+
 static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 {
 	static kprog_t p;
 	kr_outcome_t out;
-	minctx_t c = {in->target, NULL, &o->run, 0};
+	minctx_t c = {in->target, NULL, &o->run, 0, 0};
 	double t0 = now_s();
 	char sig[512];
 
@@ -310,15 +334,20 @@ static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 	p = *in->prog;
 	printf("signature: %s\n", sig);
 	if (!same_crash(&p, &c)) {
+		if (c.err)
+			return scratch_failed(&c, NULL);
 		printf("the program re-encoded from %s does not reproduce it\n", in->path);
 		return KR_EXIT_NO;
 	}
 	fewer_preemptions(&p, &c);
 	kprog_minimize(&p, same_crash, &c);
 	fewer_preemptions(&p, &c);
-	/* interrupted, p is still the smallest program that reproduced: kept */
+	/* interrupted, or stopped by a scratch failure, p is still the smallest
+	 * program that reproduced: kept */
 	if (kr_write_program(o->out, &p, in->target, o->text))
 		return KR_EXIT_USAGE;
+	if (c.err)
+		return scratch_failed(&c, o->out);
 	if (kr_interrupted())
 		printf("interrupted: %s holds the smallest program found so far\n", o->out);
 	printf("ops %u -> %u, threads %u -> %u, faults %u -> %u, schedule bytes %u -> %u "
