@@ -21,11 +21,13 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,43 +110,71 @@ static const char *wd_symbolizer(void)
 	return NULL;
 }
 
+/* The symbolizer on argv, its stdout a stream to read (stdin and stderr
+ * /dev/null), run directly: KMGR_SYMBOLIZER is a path, never a shell
+ * command (it was given to popen).  NULL when it cannot be started. */
+static FILE *wd_spawn(char *const argv[], pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2], rc;
+	FILE *f;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	f = rc ? NULL : fdopen(pfd[0], "r");
+	if (!f)
+		close(pfd[0]);
+	if (rc == 0 && !f)
+		waitpid(*pid, NULL, 0);
+	return f;
+}
+
 /* One llvm-symbolizer run for the frames of the main executable (it
  * expands inlined frames, so ks_usleep inlined into its caller shows both);
  * the others by dladdr.  Returns the number of entries written. */
 static int wd_symbolize(void *const *frames, int n, wd_frame_t *out, int max)
 {
-	char exe[PATH_MAX], rp[PATH_MAX], line[1024];
-	static char cmd[16384];
+	char exe[PATH_MAX], rp[PATH_MAX], line[1024], obj[PATH_MAX + 8];
+	static char addr[WD_FRAMES][24];
+	char *argv[WD_FRAMES + 3];
 	const char *sym = wd_symbolizer();
 	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	Dl_info di[WD_FRAMES];
 	bool in_exe[WD_FRAMES];
-	int pie, m = 0, cl, nexe = 0;
+	int pie, m = 0, nexe = 0;
+	pid_t pid = 0;
 	FILE *p = NULL;
 
 	if (el <= 0 || n > WD_FRAMES)
 		return 0;
 	exe[el] = 0;
 	pie = wd_exe_is_pie(exe);
-	cl = snprintf(cmd, sizeof(cmd), "%s --obj='%s'", sym ? sym : "false", exe);
+	snprintf(obj, sizeof(obj), "--obj=%s", exe);
+	argv[0] = (char *)sym;
+	argv[1] = obj;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i] - (i ? 1 : 0);
 
 		memset(&di[i], 0, sizeof(di[i]));
 		in_exe[i] = dladdr((void *)pc, &di[i]) && di[i].dli_fname &&
-		            realpath(di[i].dli_fname, rp) && strcmp(rp, exe) == 0;
-		if (in_exe[i] && sym && cl > 0 && (size_t)cl + 24 < sizeof(cmd)) {
-			cl += snprintf(cmd + cl, sizeof(cmd) - (size_t)cl, " 0x%" PRIxPTR,
-			               pie ? pc - (uintptr_t)di[i].dli_fbase : pc);
-			nexe++;
-		} else {
-			in_exe[i] = false;
-		}
+		            realpath(di[i].dli_fname, rp) && strcmp(rp, exe) == 0 && sym;
+		if (!in_exe[i])
+			continue;
+		snprintf(addr[nexe], sizeof(addr[nexe]), "0x%" PRIxPTR,
+		         pie ? pc - (uintptr_t)di[i].dli_fbase : pc);
+		argv[2 + nexe] = addr[nexe];
+		nexe++;
 	}
-	if (nexe && cl > 0 && (size_t)cl + 16 < sizeof(cmd)) {
-		snprintf(cmd + cl, sizeof(cmd) - (size_t)cl, " 2>/dev/null");
-		p = popen(cmd, "r");
-	}
+	argv[2 + nexe] = NULL;
+	if (nexe)
+		p = wd_spawn(argv, &pid);
 	for (int i = 0; i < n && m < max; i++) {
 		uintptr_t pc = (uintptr_t)frames[i] - (i ? 1 : 0);
 		int got = 0;
@@ -172,8 +202,10 @@ static int wd_symbolize(void *const *frames, int n, wd_frame_t *out, int max)
 		         di[i].dli_fname ? di[i].dli_fname : "?");
 		m++;
 	}
-	if (p)
-		pclose(p);
+	if (p) {
+		fclose(p);
+		waitpid(pid, NULL, 0);
+	}
 	return m;
 }
 
