@@ -20,6 +20,7 @@
 #include "base/kalloc.h"
 #include "base/kfault.h"
 #include "base/klog.h"
+#include "prog/prog.h" /* kprog_log_quiet */
 #include "sched/kctl.h"
 #include "torture_int.h"
 
@@ -212,9 +213,17 @@ static void torture_log_sink(void *ctx, klog_level_t level, const char *line)
 	        line);
 }
 
-static void torture_log_setup(void)
+/* --quiet: only the final line, so only the library's lines that report
+ * a broken invariant of its own (the fuzz targets' filter, which keeps a
+ * crash readable); the errors a fault plan or a race provokes on purpose
+ * (thousands a minute under stress_faults) go. */
+static void torture_log_setup(const torture_t *t)
 {
-	if (!getenv("KMGR_LOG_LEVEL"))
+	if (getenv("KMGR_LOG_LEVEL"))
+		return;
+	if (t->k.quiet)
+		kprog_log_quiet();
+	else
 		klog_set_sink(torture_log_sink, NULL);
 }
 
@@ -366,7 +375,7 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 		return TORTURE_EXIT_USAGE;
 	torture_crash_handlers(&run);
 	torture_stop_handlers();
-	torture_log_setup();
+	torture_log_setup(&run);
 	/* before the first nrt_init: the host accounting baseline (nothing is
 	 * live yet: kalloc_live_count() must be 0 after close as well) */
 	oracle_set_fail_hook(torture_oracle_fail, &run);
