@@ -151,10 +151,59 @@ int kr_find_stress(const char *name, char *path, size_t len)
 	return -1;
 }
 
+/*
+ * What a child writes, within REPORT_CAP: its first CAP_HEAD bytes and its
+ * last CAP_TAIL, with one line saying how much is not shown between them.
+ * A sanitizer report comes at the end, after whatever the run printed; kept
+ * from the front only, a long run's report was cut off and signed as
+ * "exit 1".  The tail is a ring until the child is done.
+ */
+#define CAP_HEAD (REPORT_CAP / 2)
+#define CAP_TAIL (REPORT_CAP - CAP_HEAD - 128)
+
+typedef struct capture {
+	char *buf;       /* REPORT_CAP + 1 bytes */
+	size_t len;      /* bytes in buf */
+	size_t total;    /* bytes the child wrote */
+	size_t ring_pos; /* the oldest tail byte, once the tail wrapped */
+} capture_t;
+
+static void capture_add(capture_t *c, const char *p, size_t n)
+{
+	c->total += n;
+	for (; n && c->len < CAP_HEAD + CAP_TAIL; n--)
+		c->buf[c->len++] = *p++;
+	for (; n; n--) {
+		c->buf[CAP_HEAD + c->ring_pos] = *p++;
+		c->ring_pos = (c->ring_pos + 1) % CAP_TAIL;
+	}
+}
+
+/* The tail in order, after the line that counts what was dropped. */
+static void capture_finish(capture_t *c)
+{
+	char *tail;
+	int m;
+
+	if (c->total <= CAP_HEAD + CAP_TAIL || !(tail = malloc(CAP_TAIL))) {
+		c->buf[c->len] = 0;
+		return;
+	}
+	memcpy(tail, c->buf + CAP_HEAD + c->ring_pos, CAP_TAIL - c->ring_pos);
+	memcpy(tail + CAP_TAIL - c->ring_pos, c->buf + CAP_HEAD, c->ring_pos);
+	m = snprintf(c->buf + CAP_HEAD, 128, "\n[kmgr-repro: %zu bytes of the report not shown]\n",
+	             c->total - CAP_HEAD - CAP_TAIL);
+	memcpy(c->buf + CAP_HEAD + m, tail, CAP_TAIL);
+	c->len = CAP_HEAD + (size_t)m + CAP_TAIL;
+	c->buf[c->len] = 0;
+	free(tail);
+}
+
 /* Reads the child's stderr until it closes or the deadline passes. */
-static bool collect(int fd, pid_t pid, unsigned timeout_s, char *buf, size_t *len)
+static bool collect(int fd, pid_t pid, unsigned timeout_s, capture_t *c)
 {
 	double deadline = now_s() + timeout_s;
+	static char chunk[65536];
 
 	for (;;) {
 		struct pollfd pfd = {fd, POLLIN, 0};
@@ -167,16 +216,13 @@ static bool collect(int fd, pid_t pid, unsigned timeout_s, char *buf, size_t *le
 		}
 		if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
 			continue;
-		if (*len < REPORT_CAP)
-			n = read(fd, buf + *len, REPORT_CAP - *len);
-		else
-			n = read(fd, (char[4096]){0}, 4096); /* drain, past the cap */
+		n = read(fd, chunk, sizeof(chunk));
 		if (n == 0)
 			return false;
 		if (n < 0 && errno != EINTR)
 			return false;
-		if (n > 0 && *len < REPORT_CAP)
-			*len += (size_t)n;
+		if (n > 0)
+			capture_add(c, chunk, (size_t)n);
 	}
 }
 
@@ -234,7 +280,7 @@ static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 {
 	int pfd[2];
 	pid_t pid, self = getpid();
-	size_t len = 0;
+	capture_t cap = {0};
 	bool timed_out;
 	double t0 = now_s();
 
@@ -254,12 +300,13 @@ static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 	setpgid(pid, pid); /* also here: no window in which a signal misses it */
 	running_child = pid;
 	close(pfd[1]);
-	timed_out = collect(pfd[0], pid, o->timeout_s ? o->timeout_s : 60, out->report, &len);
+	cap.buf = out->report;
+	timed_out = collect(pfd[0], pid, o->timeout_s ? o->timeout_s : 60, &cap);
 	close(pfd[0]);
 	while (waitpid(pid, &out->status, 0) < 0 && errno == EINTR)
 		;
 	running_child = 0;
-	out->report[len] = 0;
+	capture_finish(&cap);
 	out->seconds = now_s() - t0;
 	if (stop_signal)
 		return -1;

@@ -200,6 +200,7 @@ static void fake_stress(const char *mode)
 	         "[ \"%s\" = sleep ] && exec sleep 30\n"
 	         "[ \"%s\" = usage ] && echo \"stress_fake: threads 'zzz': not a number\" >&2 &&"
 	         " exit 2\n"
+	         "[ \"%s\" = long ] && yes 'a line the run printed' | head -c 3000000 >&2\n"
 	         "echo '==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020' >&2\n"
 	         "echo 'READ of size 8 at 0x6020 thread T1' >&2\n"
 	         "echo '    #0 0x55 in __asan_memcpy /build/compiler-rt/asan.cpp:22:3' >&2\n"
@@ -211,7 +212,7 @@ static void fake_stress(const char *mode)
 	         "echo '' >&2\n"
 	         "echo '    #0 0x60 in free_model %s/lib/kmgr/unload.c:1:1' >&2\n"
 	         "exit 1\n",
-	         mode, mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
+	         mode, mode, mode, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR, KREPRO_SRC_DIR,
 	         KREPRO_SRC_DIR, KREPRO_SRC_DIR);
 	write_file(scratch("stress_fake"), text, strlen(text), true);
 }
@@ -239,6 +240,18 @@ static void t_timeout(void)
 	fake_stress("sleep");
 	KT_EQ(RUN("replay", scratch("fake.repro"), "--timeout", "1"), 0);
 	KT_ASSERT(strstr(out_text, "reproduced 1/1: timeout\n"));
+}
+
+/* repro-1.10: a report after 3 MB of output (past the 1 MiB capture) is
+ * still the signature: the capture keeps the head and the tail, with a
+ * line saying how much it left out (it kept the first MiB only: the
+ * signature was "exit 1"). */
+static void t_long_output(void)
+{
+	fake_stress("long");
+	KT_EQ(RUN("replay", scratch("fake.repro")), 0);
+	KT_ASSERT(strstr(out_text, "reproduced 1/1: heap-use-after-free in exec_sync < kmgr_exec "
+	                           "< op_exec\n"));
 }
 
 /* repro-1.7: triage buckets by signature, counts, smallest file first. */
@@ -374,5 +387,6 @@ int main(int argc, char **argv)
 	KT_CASE("repro-1.7 triage", t_triage);
 	KT_CASE("repro-1.8 the kept tests are what emit-c writes", t_shared_prelude);
 	KT_CASE("repro-1.9 a child's usage error is no reproduction", t_usage_child);
+	KT_CASE("repro-1.10 a report past the capture cap", t_long_output);
 	KT_DONE();
 }
