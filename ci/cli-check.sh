@@ -133,6 +133,13 @@ expect_full "kprog print" "$(bin_of kprog-tool)" print "$seed"
 expect_full "kmgr-model show" "$(bin_of kmgr-model)" show "$tmp/m.bin"
 expect_full "kmgr-repro triage --json" "$(bin_of kmgr-repro)" triage "$root/corpus/regressions/api_seq" --json
 
+# Numbers are decimal: 0x10 is refused, 010 is ten (base 0 read 16 and 8).
+expect_bad "stress_refdrain --seconds 0x10" "$(bin_of stress_refdrain)" --seconds 0x10
+(cd "$tmp" && timeout 60 "$(bin_of stress_refdrain)" --ops 010 --threads 1 --seconds 5 --seed 1 \
+	--repro-dir "$tmp" >"$tmp/out" 2>&1)
+checked=$((checked + 1))
+grep -q -- '--ops 10 ' "$tmp/out" || fail "stress_refdrain --ops 010: not ten: $(grep -o -- '--ops [0-9]*' "$tmp/out" | head -1)"
+
 # Values refused before any work starts (a build, a run), one line each.
 expect_bad "ci/fuzz.sh --json ''" bash "$root/ci/fuzz.sh" --json ''
 expect_bad "ci/fuzz.sh --json DIR" bash "$root/ci/fuzz.sh" --json "$tmp"

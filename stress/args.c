@@ -62,17 +62,18 @@ static int torture_num(const char *where, const char *opt, const char *s, uint64
 	char *end;
 	unsigned long long v;
 
+	/* decimal only: base 0 read 010 as 8 and 0x10 as 16 */
 	errno = 0;
-	if (!s || !*s || *s == '-')
+	if (!s || *s < '0' || *s > '9')
 		goto bad;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 10);
 	if (errno || *end || v > max)
 		goto bad;
 	*out = v;
 	return 0;
 bad:
-	fprintf(stderr, "%s: %s: expected a number up to %" PRIu64 ", got '%s'\n", where, opt, max,
-	        s ? s : "(nothing)");
+	fprintf(stderr, "%s: %s: expected a decimal number up to %" PRIu64 ", got '%s'\n", where,
+	        opt, max, s ? s : "(nothing)");
 	return -1;
 }
 
