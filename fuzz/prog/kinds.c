@@ -52,7 +52,7 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
                       {SLOT, {"model", 0, KPROG_NTMPL - 1}, {"start", -1, 7}, {"count", -1, 8}}},
     [KOP_NRT_UNLOAD] = {"nrt_unload", true, {SLOT, {"old", 0, 1}, NONE, NONE}},
     [KOP_NRT_EXEC] = {"nrt_exec", true, {SLOT, PLACE("in"), PLACE("out"), {"repeat", 1, 4}}},
-    [KOP_NRT_META] = {"nrt_meta", true, {SLOT, {"what", 0, 1}, {"old", 0, 1}, NONE}},
+    [KOP_NRT_META] = {"nrt_meta", true, {SLOT, {"what", 0, 5}, {"old", 0, 1}, NONE}},
     [KOP_NRT_SCHEDULE] = {"nrt_schedule", true, {SLOT, PLACE("in"), PLACE("out"), NONE}},
     [KOP_NRT_CLOSE] = {"nrt_close", false, {NONE, NONE, NONE, NONE}},
 };

@@ -92,7 +92,7 @@ typedef enum kprog_kind {
 	KOP_NRT_LOAD,     /* slot, model (a template), start, count: nrt_load; 0xfc */
 	KOP_NRT_UNLOAD,   /* slot, old: nrt_unload; 0xfb */
 	KOP_NRT_EXEC,     /* slot, in, out, repeat: nrt_execute(_repeat); 0xfa */
-	KOP_NRT_META,     /* slot, what, old: nrt_get_model_nc_count / _tensor_info; 0xf9 */
+	KOP_NRT_META,     /* slot, what, old: nc_count, tensor_info, misuse (2-5); 0xf9 */
 	KOP_NRT_SCHEDULE, /* slot, in, out: nrta_execute_schedule; 0xf8 */
 	KOP_NRT_CLOSE,    /* nrt_close while the other threads go on calling; 0xf7 */
 	KOP__COUNT
