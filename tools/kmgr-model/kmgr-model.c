@@ -126,6 +126,8 @@ static int add_tensor_arg(kmodel_t *m, const char *arg, nrt_tensor_usage_t usage
 	if (!parse_dims(dims, shape, &ndim))
 		return fail("%s '%s': bad DIMS (want 1..8 nonzero numbers like 1x4x8)", opt, arg);
 	rc = kmodel_add_tensor(m, buf, usage, (nrt_dtype_t)dtype, ndim, shape);
+	if (rc == NRT_FAIL_HOST_MEM_ALLOC) /* not the argument's fault: exit 1 */
+		return fail("%s '%s': out of memory", opt, arg), 1;
 	if (rc)
 		return fail("%s '%s': rejected (status %d)", opt, arg, rc);
 	return 0;
@@ -174,6 +176,8 @@ static int create_scan(int argc, char **argv, create_args_t *a)
 			a->cc = true;
 		else if (c == ':')
 			return fail("option '%s' needs an argument", argv[optind - 1]);
+		else if (c == '?' && optopt) /* a short one, maybe inside "-zq" */
+			return fail("create: unknown option '-%c'", optopt);
 		else if (c == '?')
 			return fail("create: unknown option '%s'", argv[optind - 1]);
 	}
@@ -276,8 +280,10 @@ static int cmd_show(int argc, char **argv)
 		return fail("%s: %s", argv[1], kfile_input_error(errno));
 	len = fread(buf, 1, sizeof(buf), f);
 	if (ferror(f)) {
+		int err = errno;
+
 		fclose(f);
-		return fail("%s: read error", argv[1]);
+		return fail("%s: read error: %s", argv[1], strerror(err));
 	}
 	fclose(f);
 	if (len > MAX_FILE)

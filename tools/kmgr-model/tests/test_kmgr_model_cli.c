@@ -209,6 +209,21 @@ static void t_fault_env(void)
 	KT_EQ(kt_count_lines(err_text), 1);
 	KT_EQ(run_env("nonsense", (const char *const[]){"show", model_path, NULL}), 2);
 	KT_EQ(kt_count_lines(err_text), 1);
+	/* growing the tensor array: out of memory too, not a rejected argument */
+	KT_EQ(run_env("alloc:model.new_tensors:1",
+	              (const char *const[]){"create", "-o", model_path, "--input", "a:f32:1",
+	                                    "--output", "b:f32:1", NULL}),
+	      1);
+	KT_EQ(kt_count_lines(err_text), 1);
+	KT_ASSERT(strstr(err_text, "out of memory"));
+}
+
+/* cli-1.7: an unknown short option inside a group is the one named. */
+static void t_short_group(void)
+{
+	KT_EQ(RUN("create", "-zq"), 2);
+	KT_ASSERT(strstr(err_text, "unknown option '-z'"));
+	KT_EQ(kt_count_lines(err_text), 1);
 }
 
 int main(int argc, char **argv)
@@ -229,5 +244,6 @@ int main(int argc, char **argv)
 	KT_CASE("cli-1.4 bad files", t_bad_files);
 	KT_CASE("cli-1.5 help and fault sites", t_help_and_sites);
 	KT_CASE("cli-1.6 KMGR_FAULT", t_fault_env);
+	KT_CASE("cli-1.7 a short option group", t_short_group);
 	KT_DONE();
 }
