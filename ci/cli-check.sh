@@ -133,6 +133,23 @@ expect_full "kprog print" "$(bin_of kprog-tool)" print "$seed"
 expect_full "kmgr-model show" "$(bin_of kmgr-model)" show "$tmp/m.bin"
 expect_full "kmgr-repro triage --json" "$(bin_of kmgr-repro)" triage "$root/corpus/regressions/api_seq" --json
 
+# kprog run's --repeat is a count; kprog parse never writes over its TEXT;
+# --controlled takes no value but 0 or 1.
+seed_text=$(find "$root/corpus/text/api_seq" -name '*.txt' | sort | head -n 1)
+cp "$seed_text" "$tmp/same.txt"
+expect_bad "kprog run --repeat 3x" "$(bin_of kprog-tool)" run "$seed_text" --text --repeat 3x
+expect_bad "kprog run --repeat -1" "$(bin_of kprog-tool)" run "$seed_text" --text --repeat -1
+expect_bad "kprog parse TEXT TEXT" "$(bin_of kprog-tool)" parse "$tmp/same.txt" "$tmp/same.txt"
+cmp -s "$seed_text" "$tmp/same.txt" || fail "kprog parse TEXT TEXT: the text was replaced"
+expect_bad "stress_refdrain --controlled=garbage" "$(bin_of stress_refdrain)" --controlled=garbage
+
+# The replay mains (release and coverage builds): --help, options, FIFOs.
+if grep -q '^KMGR_FUZZ_ENGINE:[A-Z]*=replay$' "$build/CMakeCache.txt" 2>/dev/null; then
+	expect_help "fuzz/api_seq (replay)" api_seq "$build/fuzz/api_seq" --help
+	expect_bad "fuzz/api_seq --no-such-option" "$build/fuzz/api_seq" --no-such-option
+	expect_refused "fuzz/api_seq FIFO" "$build/fuzz/api_seq" "$tmp/fifo"
+fi
+
 # Numbers are decimal: 0x10 is refused, 010 is ten (base 0 read 16 and 8).
 expect_bad "stress_refdrain --seconds 0x10" "$(bin_of stress_refdrain)" --seconds 0x10
 (cd "$tmp" && timeout 60 "$(bin_of stress_refdrain)" --ops 010 --threads 1 --seconds 5 --seed 1 \

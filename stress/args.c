@@ -133,7 +133,12 @@ static int torture_option(torture_t *t, const char *where, const char *opt, cons
 		return torture_set_u32(where, "--pct-depth", v, 1, 64, &k->pct_depth);
 	if (!strcmp(opt, "max-steps"))
 		return torture_num(where, "--max-steps", v, UINT64_MAX >> 8, &k->max_steps);
-	if (!strcmp(opt, "controlled")) {
+	if (!strcmp(opt, "controlled")) { /* a flag; a repro file writes 0 or 1 */
+		if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+			fprintf(stderr, "%s: --controlled: expected no value, 0 or 1, got '%s'\n",
+			        where, v);
+			return -1;
+		}
 		k->controlled = !v || strcmp(v, "0") != 0;
 		return 0;
 	}

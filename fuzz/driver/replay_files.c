@@ -70,11 +70,36 @@ static int run_dir(const char *dir, unsigned *n)
 	return rc;
 }
 
+/* --help: usage on stdout, 0; any other option: one line, 2; -1: files
+ * only (a name starting with '-' is an option here: ./-x for such a file). */
+static int replay_options(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf(
+			    "usage: %s FILE|DIR...\nRuns the fuzz target once on each file, and on "
+			    "each regular file of each DIR (sorted).\n",
+			    argv[0]);
+			return 0;
+		}
+		if (argv[i][0] == '-') {
+			fprintf(stderr,
+			        "replay: unknown option %s (FILE|DIR... only; see --help)\n",
+			        argv[i]);
+			return 2;
+		}
+	}
+	return -1;
+}
+
 int kfuzz_replay_main(int argc, char **argv)
 {
 	unsigned n = 0;
-	int rc = 0;
+	int rc = replay_options(argc, argv);
 
+	if (rc >= 0)
+		return rc;
+	rc = 0;
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 
@@ -83,11 +108,16 @@ int kfuzz_replay_main(int argc, char **argv)
 			rc = -1;
 		} else if (S_ISDIR(st.st_mode)) {
 			rc |= run_dir(argv[i], &n);
+		} else if (!S_ISREG(st.st_mode)) { /* a FIFO would wait for a writer */
+			fprintf(stderr, "replay: %s is not a regular file or a directory\n",
+			        argv[i]);
+			rc = -1;
 		} else {
 			rc |= run_file(argv[i]);
 			n++;
 		}
 	}
-	fprintf(stderr, "replay: %u inputs, %s\n", n, rc ? "with errors" : "ok");
+	if (n || !rc) /* nothing ran: the error lines said why */
+		fprintf(stderr, "replay: %u inputs, %s\n", n, rc ? "with errors" : "ok");
 	return rc ? 1 : 0;
 }

@@ -32,6 +32,13 @@ static long slurp(const char *path, void *buf, size_t cap)
 		return -1;
 	}
 	n = fread(buf, 1, cap, f);
+	if (ferror(f)) {
+		int err = errno;
+
+		fprintf(stderr, "kprog: cannot read %s: %s\n", path, strerror(err));
+		fclose(f);
+		return -1;
+	}
 	if (!feof(f)) {
 		fprintf(stderr, "kprog: %s is larger than %zu bytes\n", path, cap);
 		fclose(f);
@@ -60,19 +67,40 @@ static int load_program(const char *path, bool is_text)
 	return 0;
 }
 
+/* OUT whole or not at all, never the TEXT it was made from (kfile.h). */
 static int cmd_parse(const char *in, const char *out)
 {
+	const char *why;
 	size_t n;
-	FILE *f;
 
+	if (kfile_output_ok(out, in, &why)) {
+		fprintf(stderr, "kprog parse: %s %s\n", out, why);
+		return 2;
+	}
 	if (load_program(in, true))
 		return 1;
 	n = kprog_encode(&prog, bytes, sizeof(bytes));
-	f = fopen(out, "wb");
-	if (!f || fwrite(bytes, 1, n, f) != n || fclose(f)) {
-		fprintf(stderr, "kprog: cannot write %s\n", out);
+	if (kfile_write(out, bytes, n)) {
+		fprintf(stderr, "kprog: cannot write %s: %s\n", out, strerror(errno));
 		return 1;
 	}
+	return 0;
+}
+
+/* --repeat N: a decimal count, 1..1000000000. */
+static int parse_repeat(const char *v, long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : 0;
+	if (!v || n < 1 || n > 1000000000 || errno || *end) {
+		fprintf(stderr, "kprog run: --repeat: expected a number 1..1000000000, got '%s'\n",
+		        v ? v : "(nothing)");
+		return -1;
+	}
+	*out = n;
 	return 0;
 }
 
@@ -95,9 +123,10 @@ static int cmd_run(int argc, char **argv)
 			o.verbose = true;
 		else if (!strcmp(argv[i], "--text"))
 			is_text = true;
-		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc && atol(argv[i + 1]) > 0)
-			repeat = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--target") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--repeat")) {
+			if (parse_repeat(i + 1 < argc ? argv[++i] : NULL, &repeat))
+				return 2;
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc)
 			target = argv[++i];
 		else {
 			fprintf(stderr, "kprog run: unknown option %s\n", argv[i]);
