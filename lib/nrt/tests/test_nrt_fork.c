@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "nrt_test.h"
+#include "sched/ksched.h"
 
 static const uint32_t in1[] = {64}, out1[] = {64};
 
@@ -39,7 +40,7 @@ static int wait_bounded(pid_t pid)
 	for (int i = 0; i < 2000; i++) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(10000);
+		ks_usleep_prod(10000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
