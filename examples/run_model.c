@@ -9,7 +9,11 @@
  *
  *   run_model MODEL [INPUT_NAME INPUT_FILE]...
  *
- * An input with no file on the command line is zero-filled.  An output whose
+ * An input with no file on the command line is zero-filled; a name that is
+ * not one of the model's inputs is refused.  The outputs are written whole
+ * or not at all: all to temporary files first, then renamed over NAME.out,
+ * so a failed write (a full disk, ulimit -f) leaves every old NAME.out as it
+ * was.  An output whose
  * name is not a plain file name (a '/', a leading '.', a control character)
  * is refused before anything runs, so a model cannot make it write outside
  * the current directory.  With NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0
@@ -18,8 +22,10 @@
  * on success, 1 on a runtime error, 2 on bad arguments or files.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,33 +165,80 @@ static int fill_input(nrt_tensor_t *t, const nrt_tensor_info_t *ti, const char *
 	return rc;
 }
 
-static int save_output(nrt_tensor_t *t, const nrt_tensor_info_t *ti)
+/* Output i's bytes into tmp, a new file of its own in the current
+ * directory (O_EXCL): 0, or -1 after one line. */
+static int stage_output(nrt_tensor_t *t, const nrt_tensor_info_t *ti, const char *tmp)
 {
-	char path[NRT_TENSOR_NAME_MAX + 8];
 	void *buf = malloc(ti->size);
-	FILE *out;
-	int rc = -1;
+	int fd, rc = -1;
+	ssize_t n = 0;
 
 	if (!buf) {
 		P_ERR("malloc(%zu) for output '%s' failed\n", ti->size, ti->name);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s.out", ti->name);
 	if (check(nrt_tensor_read(t, buf, 0, ti->size), "nrt_tensor_read", ti->name))
 		goto out;
-	out = fopen(path, "wb");
-	if (!out) {
-		P_ERR("%s: cannot create\n", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		P_ERR("%s.out: cannot create a file here: %s\n", ti->name, strerror(errno));
 		goto out;
 	}
-	rc = fwrite(buf, 1, ti->size, out) == ti->size ? 0 : -1;
-	if (fclose(out) != 0)
+	for (size_t done = 0; done < ti->size; done += (size_t)n) {
+		n = write(fd, (char *)buf + done, ti->size - done);
+		if (n <= 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			break;
+	}
+	rc = n < 0 || (n == 0 && ti->size) || fsync(fd) != 0 ? -1 : 0;
+	if (close(fd) != 0)
 		rc = -1;
 	if (rc)
-		P_ERR("%s: write failed\n", path);
+		P_ERR("%s.out: write failed: %s\n", ti->name, strerror(errno ? errno : EIO));
 out:
 	free(buf);
 	return rc;
+}
+
+/* Every output, whole or not at all: each is written to a temporary file
+ * first, and only when all of them are complete do they replace NAME.out
+ * (rename); a failure removes the temporaries and leaves every old NAME.out
+ * as it was.  0, or 1 after one line. */
+static int save_outputs(const nrt_tensor_info_array_t *info, nrt_tensor_t **tensors)
+{
+	char tmp[NRT_TENSOR_NAME_MAX + 48], path[NRT_TENSOR_NAME_MAX + 8];
+	uint64_t staged = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < info->tensor_count && !rc; i++) {
+		if (info->tensor_array[i].usage != NRT_TENSOR_USAGE_OUTPUT)
+			continue;
+		snprintf(tmp, sizeof(tmp), ".run_model-%ld-%llu.tmp", (long)getpid(),
+		         (unsigned long long)i);
+		rc = stage_output(tensors[i], &info->tensor_array[i], tmp);
+		if (!rc)
+			staged = i + 1;
+		else
+			unlink(tmp);
+	}
+	for (i = 0; i < staged; i++) {
+		const nrt_tensor_info_t *ti = &info->tensor_array[i];
+
+		if (ti->usage != NRT_TENSOR_USAGE_OUTPUT)
+			continue;
+		snprintf(tmp, sizeof(tmp), ".run_model-%ld-%llu.tmp", (long)getpid(),
+		         (unsigned long long)i);
+		snprintf(path, sizeof(path), "%s.out", ti->name);
+		if (rc)
+			unlink(tmp);
+		else if (rename(tmp, path) != 0) {
+			P_ERR("%s: cannot replace: %s\n", path, strerror(errno));
+			unlink(tmp);
+			rc = -1;
+		}
+	}
+	return rc ? 1 : 0;
 }
 
 /* Allocate one device tensor per model tensor and add it to its set. */
@@ -222,6 +275,26 @@ static int check_output_names(const nrt_tensor_info_array_t *info)
 	return 0;
 }
 
+/* Every INPUT_NAME on the command line names an input of the model (a
+ * typo would otherwise leave that input zero-filled without a word): 0, or
+ * 2 after one line. */
+static int check_input_names(int argc, char **argv, const nrt_tensor_info_array_t *info)
+{
+	for (int a = 2; a + 1 < argc; a += 2) {
+		uint64_t i;
+
+		for (i = 0; i < info->tensor_count; i++)
+			if (info->tensor_array[i].usage == NRT_TENSOR_USAGE_INPUT &&
+			    strcmp(info->tensor_array[i].name, argv[a]) == 0)
+				break;
+		if (i == info->tensor_count) {
+			P_ERR("'%s' is not an input of %s\n", argv[a], argv[1]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 /* Fill every input from its file (or zeros): 0, 1 or 2 as the exit status. */
 static int fill_inputs(int argc, char **argv, const nrt_tensor_info_array_t *info,
                        nrt_tensor_t **tensors)
@@ -251,6 +324,8 @@ static int run(int argc, char **argv, nrt_model_t *model)
 	    check(nrt_allocate_tensor_set(&outputs), "nrt_allocate_tensor_set", "outputs"))
 		goto out;
 	rc = check_output_names(info);
+	if (!rc)
+		rc = check_input_names(argc, argv, info);
 	if (rc)
 		goto out;
 	rc = 1;
@@ -268,11 +343,7 @@ static int run(int argc, char **argv, nrt_model_t *model)
 	rc = 1;
 	if (check(execute_and_wait(model, inputs, outputs), "nrt_execute", argv[1]))
 		goto out;
-	rc = 0;
-	for (uint64_t i = 0; i < info->tensor_count; i++)
-		if (info->tensor_array[i].usage == NRT_TENSOR_USAGE_OUTPUT &&
-		    save_output(tensors[i], &info->tensor_array[i]))
-			rc = 1;
+	rc = save_outputs(info, tensors);
 out:
 	for (uint64_t i = 0; tensors && i < info->tensor_count; i++)
 		nrt_tensor_free(&tensors[i]);
@@ -300,6 +371,8 @@ int main(int argc, char **argv)
 	}
 	if (map_file(argv[1], &neff))
 		return 2;
+	/* a file size limit (ulimit -f) is a write error to report, not a kill */
+	signal(SIGXFSZ, SIG_IGN);
 	/* Registered before nrt_init, so it is in place for the first execution. */
 	nrt_register_async_exec_callback(on_async_done, NULL);
 	st = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");

@@ -5,7 +5,9 @@
 #          and exit 2, and no file appears outside the working directory;
 #   async  with NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS set, the outputs
 #          written are the completed execution's (checked against the
-#          compute formula), in several runs.
+#          compute formula), in several runs;
+#   files  outputs whole or not at all (a failed write under ulimit -f leaves
+#          every old NAME.out), and an unknown INPUT_NAME refused.
 function(run_step what expect_rc)
   execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORK_DIR}/run
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -54,6 +56,37 @@ elseif(MODE STREQUAL "async")
     run_step("check outputs (run ${i})" 0
              ${CHECKER} check ${WORK_DIR}/run 2 4096 1000 2 x:4096 y:3000)
   endforeach()
+elseif(MODE STREQUAL "files")
+  # whole or nothing: under `ulimit -f 3` (sh: 3 blocks of 512 bytes) output y
+  # (1000 bytes) can be written, x (4096) cannot; neither old x.out nor old y.out may
+  # change, no temporary file may stay
+  run_step("kmgr-model create" 0 ${KMGR_MODEL} create -o model.bin --name files
+           --input a:u8:4096 --input b:u8:1000 --output y:u8:1000 --output x:u8:4096)
+  run_step("write inputs" 0 ${CHECKER} gen ${WORK_DIR}/run 4096 1000)
+  file(WRITE ${WORK_DIR}/run/x.out "old x")
+  file(WRITE ${WORK_DIR}/run/y.out "old y")
+  run_step("run_model (ulimit -f 3)" 1 sh -c "ulimit -f 3 && exec \"$0\" \"$@\""
+           ${RUN_MODEL} model.bin a in0.bin b in1.bin)
+  file(READ ${WORK_DIR}/run/x.out x)
+  file(READ ${WORK_DIR}/run/y.out y)
+  if(NOT x STREQUAL "old x" OR NOT y STREQUAL "old y")
+    message(FATAL_ERROR "a failed run changed the old outputs: x.out '${x}', y.out '${y}'")
+  endif()
+  file(GLOB left ${WORK_DIR}/run/.run_model-*)
+  if(left)
+    message(FATAL_ERROR "temporary files left: ${left}")
+  endif()
+  # an INPUT_NAME the model does not have: refused, one line, exit 2
+  run_step("run_model (unknown input)" 2 ${RUN_MODEL} model.bin nosuch in0.bin)
+  string(FIND "${step_err}" "'nosuch' is not an input" at)
+  string(REGEX MATCHALL "\n" lines "${step_err}")
+  list(LENGTH lines n)
+  if(at EQUAL -1 OR NOT n EQUAL 1)
+    message(FATAL_ERROR "want one line naming 'nosuch', got:\n${step_err}")
+  endif()
+  # and without the limit both outputs are replaced
+  run_step("run_model" 0 ${RUN_MODEL} model.bin a in0.bin b in1.bin)
+  run_step("check outputs" 0 ${CHECKER} check ${WORK_DIR}/run 2 4096 1000 2 y:1000 x:4096)
 else()
-  message(FATAL_ERROR "MODE must be names or async")
+  message(FATAL_ERROR "MODE must be names, async or files")
 endif()
