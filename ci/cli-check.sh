@@ -132,6 +132,8 @@ expect_full "kprog print" "$(bin_of kprog-tool)" print "$seed"
 "$(bin_of kmgr-model)" create -o "$tmp/m.bin" --name m --input a:u8:16 --output y:u8:16 >/dev/null
 expect_full "kmgr-model show" "$(bin_of kmgr-model)" show "$tmp/m.bin"
 expect_full "kmgr-repro triage --json" "$(bin_of kmgr-repro)" triage "$root/corpus/regressions/api_seq" --json
+expect_full "stress_refdrain (its summary)" "$(bin_of stress_refdrain)" --seconds 1 --threads 1 --seed 1 \
+	--quiet --repro-dir "$tmp"
 
 # kprog run's --repeat is a count; kprog parse never writes over its TEXT;
 # --controlled takes no value but 0 or 1.

@@ -20,6 +20,7 @@
 #include "base/kalloc.h"
 #include "base/kfault.h"
 #include "base/klog.h"
+#include "kfile.h"
 #include "prog/prog.h" /* kprog_log_quiet */
 #include "sched/kctl.h"
 #include "torture_int.h"
@@ -395,8 +396,11 @@ int torture_main(const torture_ops_t *ops, int argc, char **argv)
 	rc = torture_failed(&run) ? TORTURE_EXIT_CHECK : TORTURE_EXIT_OK;
 	if (rc)
 		torture_write_repro(&run, trace_text, "check failed", repro, sizeof(repro));
-	/* the checks held but the summary the caller asked for is lost */
+	/* the checks held but the summary the caller asked for is lost (a
+	 * JSON file, or stdout on a full disk or a closed pipe) */
 	if (torture_summary(&run, hist, rc, repro) != 0 && rc == TORTURE_EXIT_OK)
+		rc = TORTURE_EXIT_USAGE;
+	if (kfile_stdout_done(ops->name) != 0 && rc == TORTURE_EXIT_OK)
 		rc = TORTURE_EXIT_USAGE;
 	free(run.k.trace);
 	free(trace_text);
