@@ -115,6 +115,7 @@ expect_refused "kprog print FIFO" "$(bin_of kprog-tool)" print "$tmp/fifo"
 expect_refused "kmgr-model show FIFO" "$(bin_of kmgr-model)" show "$tmp/fifo"
 expect_refused "kmgr-repro show FIFO" "$(bin_of kmgr-repro)" show "$tmp/fifo" --target api_seq
 expect_refused "stress_refdrain --replay FIFO" "$(bin_of stress_refdrain)" --replay "$tmp/fifo"
+expect_refused "run_model FIFO" "$(bin_of run_model)" "$tmp/fifo"
 
 # A full disk under a command that writes its result to stdout is an
 # error (exit non-zero, one line), not an empty file and exit 0.

@@ -105,13 +105,24 @@ typedef struct mapped_file {
 	size_t size;
 } mapped_file_t;
 
+/* A regular, non-empty file, mapped.  O_NONBLOCK: a FIFO would block the
+ * open until a writer came; it is refused at once instead. */
 static int map_file(const char *path, mapped_file_t *f)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	const char *why = NULL;
 
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
-		P_ERR("%s: cannot open or empty\n", path);
+	if (fd < 0)
+		why = strerror(errno);
+	else if (fstat(fd, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_size <= 0)
+		why = "empty";
+	if (why) {
+		P_ERR("%s: %s\n", path, why);
 		if (fd >= 0)
 			close(fd);
 		return -1;
