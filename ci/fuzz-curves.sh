@@ -76,7 +76,8 @@ echo "# seconds ${labels%,*}_cov ${labels%,*}_ft ${labels%,*}_corpus ${labels#*,
 	>"$out/curves.csv"
 t0=$SECONDS
 while kill -0 "${pids[0]}" 2>/dev/null || kill -0 "${pids[1]}" 2>/dev/null; do
-	sleep 10
+	sleep 10 & # in the background: a signal's trap runs at once, not after it
+	wait $! || true
 	echo "$((SECONDS - t0)) $(last "$out/A.log") $(last "$out/B.log")" >>"$out/curves.csv"
 done
 wait || true
