@@ -146,6 +146,22 @@ expect_bad "kprog parse TEXT TEXT" "$(bin_of kprog-tool)" parse "$tmp/same.txt" 
 cmp -s "$seed_text" "$tmp/same.txt" || fail "kprog parse TEXT TEXT: the text was replaced"
 expect_bad "stress_refdrain --controlled=garbage" "$(bin_of stress_refdrain)" --controlled=garbage
 
+# A read that fails says why: /proc/self/mem is a regular file whose
+# first read fails (EIO), which used to pass for an empty or odd file.
+expect_reason() {
+	local what=$1 why=$2 rc
+	shift 2
+	(cd "$tmp" && timeout 60 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
+	rc=$?
+	checked=$((checked + 1))
+	[ $rc -ne 0 ] || { fail "$what: exit 0"; return; }
+	grep -q "$why" "$tmp/err" || fail "$what: no '$why': $(head -c 300 "$tmp/err")"
+}
+expect_reason "kmgr-repro show (a read error)" "Input/output error" \
+	"$(bin_of kmgr-repro)" show /proc/self/mem --target api_seq
+expect_reason "stress_refdrain --replay (a read error)" "Input/output error" \
+	"$(bin_of stress_refdrain)" --replay /proc/self/mem
+
 # The replay mains (release and coverage builds): --help, options, FIFOs.
 if grep -q '^KMGR_FUZZ_ENGINE:[A-Z]*=replay$' "$build/CMakeCache.txt" 2>/dev/null; then
 	expect_help "fuzz/api_seq (replay)" api_seq "$build/fuzz/api_seq" --help

@@ -296,6 +296,11 @@ static int torture_load_replay(torture_t *t, const char *path)
 		if (n && line[0] != '#')
 			rc = torture_replay_line(t, where, line, &binary);
 	}
+	if (rc == 0 && ferror(f)) { /* a read error is not the end of the file */
+		fprintf(stderr, "%s: --replay %s: cannot read: %s\n", t->ops->name, path,
+		        strerror(errno));
+		rc = -1;
+	}
 	if (rc == 0 && !binary) {
 		fprintf(stderr, "%s: --replay %s: no `binary` line: not a repro file\n",
 		        t->ops->name, path);

@@ -50,6 +50,13 @@ static int read_file(kr_input_t *in, const char *path)
 		return -1;
 	}
 	n = fread(in->data, 1, KR_MAX_FILE + 1, f);
+	if (ferror(f)) { /* not "empty" or a short input: say why */
+		int err = errno;
+
+		fclose(f);
+		fprintf(stderr, "kmgr-repro: cannot read %s: %s\n", path, strerror(err));
+		return -1;
+	}
 	fclose(f);
 	if (n > KR_MAX_FILE) {
 		fprintf(stderr, "kmgr-repro: %s is larger than the 1 MiB limit\n", path);
