@@ -162,11 +162,16 @@ expect_reason "kmgr-repro show (a read error)" "Input/output error" \
 expect_reason "stress_refdrain --replay (a read error)" "Input/output error" \
 	"$(bin_of stress_refdrain)" --replay /proc/self/mem
 
-# The replay mains (release and coverage builds): --help, options, FIFOs.
+# The replay mains (release and coverage builds): --help, options, FIFOs,
+# and a file that cannot be read.
 if grep -q '^KMGR_FUZZ_ENGINE:[A-Z]*=replay$' "$build/CMakeCache.txt" 2>/dev/null; then
 	expect_help "fuzz/api_seq (replay)" api_seq "$build/fuzz/api_seq" --help
 	expect_bad "fuzz/api_seq --no-such-option" "$build/fuzz/api_seq" --no-such-option
 	expect_refused "fuzz/api_seq FIFO" "$build/fuzz/api_seq" "$tmp/fifo"
+	expect_reason "fuzz/api_seq (a read error)" "Input/output error" \
+		"$build/fuzz/api_seq" /proc/self/mem
+	expect_reason "fuzz/api_seq (no such file)" "No such file or directory" \
+		"$build/fuzz/api_seq" "$tmp/no-such-file"
 fi
 
 # Numbers are decimal: 0x10 is refused, 010 is ten (base 0 read 16 and 8).

@@ -4,6 +4,7 @@
  * replay main, and the AFL++ binary when given arguments.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,29 +14,50 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int kfuzz_replay_main(int argc, char **argv);
 
+/* The whole of f into *buf, read to its end rather than sized by seeking
+ * (a file of /proc says 0 bytes, and its read may fail): 0, or an errno. */
+static int read_all(FILE *f, uint8_t **buf, size_t *len)
+{
+	size_t cap = 0, n;
+
+	*buf = NULL;
+	*len = 0;
+	do {
+		if (*len == cap) {
+			uint8_t *grown = realloc(*buf, cap ? cap * 2 : 4096);
+
+			if (!grown)
+				return ENOMEM;
+			*buf = grown;
+			cap = cap ? cap * 2 : 4096;
+		}
+		n = fread(*buf + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n);
+	return ferror(f) ? (errno ? errno : EIO) : 0;
+}
+
 static int run_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	uint8_t *buf;
-	long len;
+	size_t len;
+	int err;
 
 	if (!f) {
-		fprintf(stderr, "replay: cannot open %s\n", path);
+		fprintf(stderr, "replay: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(len > 0 ? (size_t)len : 1);
-	if (!buf || (len > 0 && fread(buf, 1, (size_t)len, f) != (size_t)len)) {
-		fprintf(stderr, "replay: cannot read %s\n", path);
-		fclose(f);
+	errno = 0;
+	err = read_all(f, &buf, &len);
+	fclose(f);
+	if (err) {
+		fprintf(stderr, "replay: cannot read %s: %s\n", path, strerror(err));
 		free(buf);
 		return -1;
 	}
-	fclose(f);
 	fprintf(stderr, "replay: %s\n", path);
-	LLVMFuzzerTestOneInput(buf, (size_t)(len > 0 ? len : 0));
+	LLVMFuzzerTestOneInput(buf, len);
 	free(buf);
 	return 0;
 }
@@ -51,7 +73,7 @@ static int run_dir(const char *dir, unsigned *n)
 	int count = scandir(dir, &ents, NULL, NULL), rc = 0;
 
 	if (count < 0) {
-		fprintf(stderr, "replay: cannot read directory %s\n", dir);
+		fprintf(stderr, "replay: cannot read directory %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	qsort(ents, (size_t)count, sizeof(*ents), cmp);
@@ -61,8 +83,10 @@ static int run_dir(const char *dir, unsigned *n)
 
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
 		if (ents[i]->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode)) {
-			rc |= run_file(path);
-			(*n)++;
+			if (run_file(path)) /* counted only when it ran */
+				rc = -1;
+			else
+				(*n)++;
 		}
 		free(ents[i]);
 	}
@@ -104,7 +128,7 @@ int kfuzz_replay_main(int argc, char **argv)
 		struct stat st;
 
 		if (stat(argv[i], &st)) {
-			fprintf(stderr, "replay: no such file %s\n", argv[i]);
+			fprintf(stderr, "replay: cannot open %s: %s\n", argv[i], strerror(errno));
 			rc = -1;
 		} else if (S_ISDIR(st.st_mode)) {
 			rc |= run_dir(argv[i], &n);
@@ -113,8 +137,10 @@ int kfuzz_replay_main(int argc, char **argv)
 			        argv[i]);
 			rc = -1;
 		} else {
-			rc |= run_file(argv[i]);
-			n++;
+			if (run_file(argv[i]))
+				rc = -1;
+			else
+				n++;
 		}
 	}
 	if (n || !rc) /* nothing ran: the error lines said why */
