@@ -419,6 +419,12 @@ static void torture_repro_path(const torture_t *t, char *path, size_t len)
 	         t->k.seed, (int)getpid());
 }
 
+/* Set once a repro file is written: by a check failure or a stall (the
+ * run's own verdict), or by the crash path; a later death (LSan's report
+ * at exit after a check failure, under a sanitizer) must not replace the
+ * verdict with "the process died". */
+static volatile sig_atomic_t torture_crash_done;
+
 int torture_write_repro(torture_t *t, const char *trace_text, const char *why, char *path,
                         size_t len)
 {
@@ -449,6 +455,7 @@ int torture_write_repro(torture_t *t, const char *trace_text, const char *why, c
 		path[0] = 0;
 		return -1;
 	}
+	torture_crash_done = 1;
 	return 0;
 }
 
@@ -456,7 +463,6 @@ int torture_write_repro(torture_t *t, const char *trace_text, const char *why, c
  * a dying process. */
 static char torture_crash_text[4096];
 static char torture_crash_path[1024];
-static volatile sig_atomic_t torture_crash_done;
 
 static void torture_crash_write(void)
 {
