@@ -11,43 +11,19 @@
 #include <string.h>
 
 #include "kfile.h"
+#include "nrt_status_list.h"
 #include "sched/ksplitmix.h"
 #include "torture_int.h"
 
-/* Every NRT_STATUS of nrt_status.h (lib/nrt/status.c names the same
- * list): a status the library can return is never "unknown" to a check
- * (NRT_EXEC_HW_ERR_DMA_ABORT from the emu.set_copy fault was missing);
+/* Every NRT_STATUS of nrt_status.h, from the one list (nrt_status_list.h):
+ * a status the library can return is never "unknown" to a check
+ * (NRT_EXEC_HW_ERR_DMA_ABORT from the emu.set_copy fault was missing once);
  * stress_status_table checks the table against nrt_get_status_as_str. */
-static const NRT_STATUS torture_stat_codes[TORTURE_NSTAT - 1] = {
-    NRT_SUCCESS,
-    NRT_FAILURE,
-    NRT_INVALID,
-    NRT_INVALID_HANDLE,
-    NRT_RESOURCE,
-    NRT_TIMEOUT,
-    NRT_HW_ERROR,
-    NRT_QUEUE_FULL,
-    NRT_LOAD_NOT_ENOUGH_NC,
-    NRT_UNSUPPORTED_NEFF_VERSION,
-    NRT_FAIL_HOST_MEM_ALLOC,
-    NRT_UNINITIALIZED,
-    NRT_CLOSED,
-    NRT_QUEUE_EMPTY,
-    NRT_EXEC_UNIT_UNRECOVERABLE,
-    NRT_EXEC_BAD_INPUT,
-    NRT_EXEC_COMPLETED_WITH_NUM_ERR,
-    NRT_EXEC_COMPLETED_WITH_ERR,
-    NRT_EXEC_NC_BUSY,
-    NRT_EXEC_OOB,
-    NRT_COLL_PENDING,
-    NRT_EXEC_HW_ERR_COLLECTIVES,
-    NRT_EXEC_HW_ERR_HBM_UE,
-    NRT_EXEC_HW_ERR_NC_UE,
-    NRT_EXEC_HW_ERR_DMA_ABORT,
-    NRT_EXEC_SW_NQ_OVERFLOW,
-    NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE,
-    NRT_NETWORK_PROXY_FAILURE,
-};
+#define TORTURE_STAT_CODE(name) name,
+static const NRT_STATUS torture_stat_codes[] = {NRT_STATUS_NAMES(TORTURE_STAT_CODE)};
+#undef TORTURE_STAT_CODE
+_Static_assert(sizeof(torture_stat_codes) / sizeof(torture_stat_codes[0]) == TORTURE_NSTAT - 1,
+               "TORTURE_NSTAT is the number of NRT_STATUS values plus one");
 
 /* ---------------------------------------------------------------- stats */
 

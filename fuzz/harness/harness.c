@@ -640,6 +640,19 @@ KH_FACADE_OP(kh_nc_info)(unsigned op, unsigned thread, const kh_args_t *a)
 
 /* ---- wrong handles and wrong arguments -------------------------------- */
 
+/* STALE's what: the entry point an unloaded id goes to. */
+enum kh_stale_call {
+	KH_STALE_EXEC,
+	KH_STALE_IFMAP_COUNT,
+	KH_STALE_UNLOAD,
+	KH_STALE_PROFILING,
+	KH_STALE_TENSOR_INFO,
+	KH_STALE_VALID_IFMAP,
+	KH_STALE_IO_COUNT,
+	KH_STALE_SCHEDULE,
+	KH_STALE_MAC_COUNT, /* and every larger value */
+};
+
 /* One of nine entry points with id h; what selects it. */
 static NRT_STATUS kh_call_with(H_NN h, int what)
 {
@@ -652,26 +665,26 @@ static NRT_STATUS kh_call_with(H_NN h, int what)
 	bool valid;
 
 	switch (what) {
-	case 0:
+	case KH_STALE_EXEC:
 		return kmgr_exec(h, NULL, NULL, 0);
-	case 1:
+	case KH_STALE_IFMAP_COUNT:
 		return kmgr_get_ifmap_count(h, &count);
-	case 2:
+	case KH_STALE_UNLOAD:
 		return kmgr_unload_nn(h);
-	case 3:
+	case KH_STALE_PROFILING:
 		return kmgr_set_profiling(h, true);
-	case 4:
+	case KH_STALE_TENSOR_INFO:
 		rc = kmgr_get_io_tensor_info(h, true, 0, name, &size, &dtype, &ndim, &shape);
 		if (rc == NRT_SUCCESS)
 			kfree(shape);
 		return rc;
-	case 5:
+	case KH_STALE_VALID_IFMAP:
 		return kmgr_is_valid_ifmap(h, "x", &valid);
-	case 6:
+	case KH_STALE_IO_COUNT:
 		return kmgr_get_io_tensor_count(h, &count, &nout);
-	case 7:
+	case KH_STALE_SCHEDULE:
 		return kmgr_tpb_xu_schedule(0, h, NULL, NULL, &ret, &seq);
-	default:
+	default: /* KH_STALE_MAC_COUNT */
 		return kmgr_set_mac_count(h, 1);
 	}
 }
@@ -695,6 +708,20 @@ KH_FACADE_OP(kh_stale)(unsigned op, unsigned thread, const kh_args_t *a)
 		oracle_fail("stale-handle", "op %u: unloaded id %u accepted", op, h.id);
 }
 
+/* BADARGS's what: the wrong argument a loaded model is called with. */
+enum kh_bad_call {
+	KH_BAD_EXEC_NO_INPUT,
+	KH_BAD_EXEC_NO_OUTPUT,
+	KH_BAD_TENSOR_INFO_NO_NAME,
+	KH_BAD_VALID_IFMAP_NO_RESULT,
+	KH_BAD_IFMAP_COUNT_NO_RESULT,
+	KH_BAD_IO_COUNT_NO_RESULT,
+	KH_BAD_LOAD_NO_BYTES,
+	KH_BAD_SCHEDULE_OTHER_CORE,
+	KH_BAD_SCHEDULE_NO_SEQ,
+	KH_BAD_NC_INFO_NO_RESULT, /* and every larger value */
+};
+
 /* A NULL or mismatched argument on a loaded model (what selects it). */
 static NRT_STATUS kh_call_badly(const kh_slot_t *s, int what, nrt_tensor_set_t *set)
 {
@@ -706,26 +733,26 @@ static NRT_STATUS kh_call_badly(const kh_slot_t *s, int what, nrt_tensor_set_t *
 	size_t size;
 
 	switch (what) {
-	case 0:
+	case KH_BAD_EXEC_NO_INPUT:
 		return kmgr_exec(h, NULL, set, 0);
-	case 1:
+	case KH_BAD_EXEC_NO_OUTPUT:
 		return kmgr_exec(h, set, NULL, 0);
-	case 2:
+	case KH_BAD_TENSOR_INFO_NO_NAME:
 		return kmgr_get_io_tensor_info(h, true, 0, NULL, &size, &dtype, &ndim, &shape);
-	case 3:
+	case KH_BAD_VALID_IFMAP_NO_RESULT:
 		return kmgr_is_valid_ifmap(h, "x", NULL);
-	case 4:
+	case KH_BAD_IFMAP_COUNT_NO_RESULT:
 		return kmgr_get_ifmap_count(h, NULL);
-	case 5:
+	case KH_BAD_IO_COUNT_NO_RESULT:
 		return kmgr_get_io_tensor_count(h, &count, NULL);
-	case 6:
+	case KH_BAD_LOAD_NO_BYTES:
 		return kmgr_load_nn(NULL, 16, -1, -1, &out);
-	case 7:
+	case KH_BAD_SCHEDULE_OTHER_CORE:
 		/* the model's own core plus one: the seed asserts, we refuse */
 		return kmgr_tpb_xu_schedule(s->start_nc + 1, h, NULL, NULL, &ret, &seq);
-	case 8:
+	case KH_BAD_SCHEDULE_NO_SEQ:
 		return kmgr_tpb_xu_schedule(s->start_nc, h, NULL, NULL, &ret, NULL);
-	default:
+	default: /* KH_BAD_NC_INFO_NO_RESULT */
 		return kmgr_get_nc_info(h, &count, NULL);
 	}
 }
@@ -742,7 +769,7 @@ KH_FACADE_OP(kh_badargs)(unsigned op, unsigned thread, const kh_args_t *a)
 	(void)thread;
 	if (!kh_get_slot((unsigned)a->slot, &s))
 		return;
-	if (a->what <= 1 && nrt_allocate_tensor_set(&set) != NRT_SUCCESS)
+	if (a->what <= KH_BAD_EXEC_NO_OUTPUT && nrt_allocate_tensor_set(&set) != NRT_SUCCESS)
 		return;
 	rc = kh_call_badly(&s, a->what, set);
 	if (set)
@@ -938,6 +965,16 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 		H.seqs[thread][H.nseq[thread]++] = pe->seq;
 }
 
+/* NRT_META's what (prog/kinds.c: 0..5). */
+enum kh_nrt_meta_what {
+	KH_NRT_NC_COUNT,    /* nrt_get_model_nc_count */
+	KH_NRT_TENSOR_INFO, /* nrt_get_model_tensor_info */
+	KH_NRT_NULL_ARGS,   /* NULL arguments beside the handle */
+	KH_NRT_BAD_EXEC,    /* no tensor sets, a repeat count of 0 */
+	KH_NRT_INFO_TWICE,  /* a tensor-info array freed twice */
+	KH_NRT_COUNTS,      /* the core counts, a second nrt_init */
+};
+
 /* The model's core count or its tensor descriptions through the handle. */
 static NRT_STATUS kh_nrt_meta_call(unsigned op, nrt_model_t *m, const kh_args_t *a,
                                    const kh_slot_t *s)
@@ -946,7 +983,7 @@ static NRT_STATUS kh_nrt_meta_call(unsigned op, nrt_model_t *m, const kh_args_t 
 	uint32_t n = 0;
 	NRT_STATUS rc;
 
-	if (a->what == 0) {
+	if (a->what == KH_NRT_NC_COUNT) {
 		/* the count only: the slot's start core is the one the harness
 		 * read after the load, which an unload by id in between leaves 0 */
 		rc = nrt_get_model_nc_count(m, &n);
@@ -1072,16 +1109,16 @@ static void kh_nrt_counts(unsigned op)
 static void kh_nrt_misuse(unsigned op, nrt_model_t *m, int what, uint64_t fired0)
 {
 	switch (what) {
-	case 2:
+	case KH_NRT_NULL_ARGS:
 		kh_nrt_null_args(op, m, fired0);
 		break;
-	case 3:
+	case KH_NRT_BAD_EXEC:
 		kh_nrt_bad_exec(op, m, fired0);
 		break;
-	case 4:
+	case KH_NRT_INFO_TWICE:
 		kh_nrt_info_twice(op, m);
 		break;
-	default:
+	default: /* KH_NRT_COUNTS */
 		kh_nrt_counts(op);
 		break;
 	}
@@ -1097,7 +1134,7 @@ void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a)
 	(void)thread;
 	if (!kh_get_handle(a, &s, &m))
 		return;
-	if (a->what >= 2) {
+	if (a->what >= KH_NRT_NULL_ARGS) {
 		kh_nrt_misuse(op, m, a->what, fired0);
 		return;
 	}
@@ -1108,9 +1145,9 @@ void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a)
 	 * of the facade model, so it stays out of that model's history (id 0);
 	 * the retired-handle check still holds it to nrt_unload */
 	if (kh_nrt_end(op, "nrt_meta", ORACLE_READ,
-	               a->what == 0 ? 0
-	               : a->old     ? s.old_id
-	                            : s.id,
+	               a->what == KH_NRT_NC_COUNT ? 0
+	               : a->old                   ? s.old_id
+	                                          : s.id,
 	               t0, rc, kh_handle_expect(a, &s, oracle_predict_ok()), fired0))
 		kh_check_retired(op, "nrt_meta", a, &s, rc);
 }

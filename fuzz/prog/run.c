@@ -7,6 +7,7 @@
  * each op's fields by the names of the kinds table (prog/kinds.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/harness.h"
@@ -71,6 +72,15 @@ static void prepare_args(const kprog_t *p)
 			const char *name = kprog_kind(k)->f[f].name;
 
 			off[k][f] = name ? kh_field_offset(name) : -1;
+			/* a field the harness does not know would run the op with a
+			 * zero in its place, silently: a programming error */
+			if (name && off[k][f] < 0) {
+				fprintf(stderr,
+				        "kprog: kinds.c field '%s' of '%s' has no kh_args_t member "
+				        "(harness.h, kh_field_offset)\n",
+				        name, kprog_kind(k)->name);
+				abort();
+			}
 		}
 	done = true;
 	for (unsigned i = 0; i < p->nops; i++) {
