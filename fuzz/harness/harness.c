@@ -791,6 +791,11 @@ void kh_fault(unsigned op, unsigned thread, const kh_args_t *a)
 	(void)thread;
 	if (H.c->nthreads != 1 || H.c->async)
 		return;
+	/* an explicit execution (schedule, nrt_schedule) may still run on an
+	 * XU, which reads the plan: wait for it (TSan saw the race); a quiet
+	 * read, so a program with nothing in flight gets no extra decision */
+	while (emu_inflight_execs_quiet() != 0)
+		ks_usleep(50);
 	plan.e[0] = (kfault_entry_t){KFAULT_FAIL_ALLOC, 0, (uint32_t)a->nth, 0};
 	plan.e[0].site = a->site && (size_t)a->site <= n ? (uint32_t)sites[a->site - 1].site : 0;
 	kfault_set_plan(&plan);

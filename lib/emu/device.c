@@ -173,6 +173,11 @@ int64_t emu_inflight_execs(void)
 	return ks_atomic_load(&emu_cnt.inflight);
 }
 
+int64_t emu_inflight_execs_quiet(void)
+{
+	return ks_atomic_load_quiet(&emu_cnt.inflight);
+}
+
 void emu_get_accounting(emu_accounting_t *acct)
 {
 	if (!acct)

@@ -208,6 +208,9 @@ int64_t kbl_model_inflight(H_MODEL h_model);
  * completion's effects, observer calls included.  emu_get_accounting's
  * figure is a statistic (no ordering). */
 int64_t emu_inflight_execs(void);
+/* The same without a scheduling point (the fuzz harness's waits, which
+ * must not add decisions to programs that never wait). */
+int64_t emu_inflight_execs_quiet(void);
 
 /* ---- compute resources (tdrv) ------------------------------------------ */
 typedef struct tdrv_compute_resources {
