@@ -225,6 +225,20 @@ static void kh_publish(unsigned s, uint32_t id, uint32_t start, const oracle_io_
 	ks_mutex_unlock(&H.lock);
 }
 
+/* A load (by id or through nrt_load, handle m) succeeded with id h: the
+ * oracle learns the id, and the slot gets the model with the start core
+ * the facade reports and the placement the load asked for. */
+static void kh_keep_loaded(const kh_args_t *a, H_NN h, const oracle_io_t *io, nrt_model_t *m)
+{
+	uint32_t start = 0, cnt = 0;
+
+	oracle_note_loaded(h.id);
+	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
+		start = 0;
+	kh_publish((unsigned)a->slot, h.id, start, io,
+	           oracle_predict_placement(io, a->start, a->count), m);
+}
+
 /* A loaded model the harness can execute. */
 static bool kh_get_runnable(unsigned s, kh_slot_t *out)
 {
@@ -390,7 +404,6 @@ KH_FACADE_OP(kh_load)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	const kh_model_t *m = &H.c->models[a->model];
 	uint64_t fired0 = kfault_fired(), t0;
-	uint32_t start = 0, cnt = 0;
 	H_NN h = {0};
 	NRT_STATUS rc;
 
@@ -399,13 +412,8 @@ KH_FACADE_OP(kh_load)(unsigned op, unsigned thread, const kh_args_t *a)
 	rc = kmgr_load_nn(m->bytes, m->len, a->start, a->count, &h);
 	kh_finish(op, "load", ORACLE_LOAD, rc == NRT_SUCCESS ? h.id : 0, t0, rc,
 	          oracle_predict_load(&m->io, H.c->nc, a->start, a->count), fired0);
-	if (rc)
-		return;
-	oracle_note_loaded(h.id);
-	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
-		start = 0;
-	kh_publish((unsigned)a->slot, h.id, start, &m->io,
-	           oracle_predict_placement(&m->io, a->start, a->count), NULL);
+	if (rc == NRT_SUCCESS)
+		kh_keep_loaded(a, h, &m->io, NULL);
 }
 
 KH_FACADE_OP(kh_unload)(unsigned op, unsigned thread, const kh_args_t *a)
@@ -852,36 +860,29 @@ void kh_nrt_load(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	const kh_model_t *km = &H.c->models[a->model];
 	uint64_t fired0 = kfault_fired(), t0;
-	uint32_t start = 0, cnt = 0;
 	nrt_model_t *m = NULL;
 	H_NN h = {0};
 	NRT_STATUS rc;
+	bool seen;
 
 	(void)thread;
 	t0 = oracle_tick();
 	rc = nrt_load(km->bytes, km->len, a->start, a->count, &m);
-	/* the id and the placement come from the facade, which a close in
-	 * between takes away: then the model went with it, nothing to keep */
-	if (rc == NRT_SUCCESS && (!kh_facade_enter() || nrt_model_get_nn(m, &h) != NRT_SUCCESS)) {
+	/* the id and the placement come from the facade, which a close after
+	 * nrt_load returned takes away, and the model with it: nothing to
+	 * keep then.  Counted in, close waits for this op: the handle is live */
+	if (rc == NRT_SUCCESS && !kh_facade_enter()) {
 		kh_done(op, "nrt_load", rc);
-		if (h.id == 0 && !ks_atomic_load_quiet(&H.closing))
-			oracle_fail("nrt-handle", "op %u: nrt_load's handle has no facade model",
-			            op);
 		return;
 	}
-	if (!kh_nrt_end(op, "nrt_load", ORACLE_LOAD, h.id, t0, rc,
-	                oracle_predict_load(&km->io, H.c->nc, a->start, a->count), fired0) ||
-	    rc) {
-		if (rc == NRT_SUCCESS)
-			kh_facade_leave();
-		return;
-	}
-	oracle_note_loaded(h.id);
-	if (kmgr_get_nc_info(h, &start, &cnt) != NRT_SUCCESS)
-		start = 0;
-	kh_publish((unsigned)a->slot, h.id, start, &km->io,
-	           oracle_predict_placement(&km->io, a->start, a->count), m);
-	kh_facade_leave();
+	if (rc == NRT_SUCCESS && nrt_model_get_nn(m, &h) != NRT_SUCCESS)
+		oracle_fail("nrt-handle", "op %u: nrt_load's handle has no facade model", op);
+	seen = kh_nrt_end(op, "nrt_load", ORACLE_LOAD, h.id, t0, rc,
+	                  oracle_predict_load(&km->io, H.c->nc, a->start, a->count), fired0);
+	if (seen && rc == NRT_SUCCESS && h.id)
+		kh_keep_loaded(a, h, &km->io, m);
+	if (rc == NRT_SUCCESS)
+		kh_facade_leave();
 }
 
 void kh_nrt_unload(unsigned op, unsigned thread, const kh_args_t *a)
@@ -1157,25 +1158,32 @@ void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a)
 		kh_check_retired(op, "nrt_meta", a, &s, rc);
 }
 
+/* nrt_close; true when a fault fired inside it, which can leave what
+ * close could not unload: that run skips the leak check (kh_body) */
+static bool kh_close_faulted(void)
+{
+	uint64_t fired = kfault_fired();
+
+	nrt_close();
+	return kfault_fired() != fired;
+}
+
 /* nrt_close while the other threads go on calling: they answer
  * NRT_CLOSED from its end on (oracle_check_lifecycle), and a close that
  * never returns is the run's hang bound. */
 void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired;
+	bool faulted;
 
 	(void)thread;
 	(void)a;
 	ks_atomic_store_quiet(&H.closing, 1);
 	while (ks_atomic_load_quiet(&H.facade) != 0)
 		ks_usleep(50);
-	fired = kfault_fired();
 	oracle_close_begin(oracle_tick());
-	nrt_close();
+	faulted = kh_close_faulted();
 	oracle_close_end(oracle_tick());
-	/* a fault inside close can leave what it could not unload (as at the
-	 * end of kh_body): that run skips the leak check */
-	if (kfault_fired() != fired)
+	if (faulted)
 		ks_atomic_store_quiet(&H.close_faulted, 1);
 	kh_done(op, "nrt_close", NRT_SUCCESS);
 }
@@ -1441,7 +1449,6 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 {
 	ks_thread_t th[KPROG_MAX_THREADS];
 	bool close_faulted, closed;
-	uint64_t fired;
 
 	if (c->plan.n)
 		kfault_set_plan(&c->plan);
@@ -1473,9 +1480,7 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 	 * contract (and TSan) forbid changing it while they may read it.  A
 	 * fault that fires inside nrt_close itself can leave what close could
 	 * not unload; that run skips the leak check. */
-	fired = kfault_fired();
-	nrt_close();
-	close_faulted = kfault_fired() != fired || ks_atomic_load_quiet(&H.close_faulted);
+	close_faulted = kh_close_faulted() || ks_atomic_load_quiet(&H.close_faulted);
 	kfault_clear();
 	if (!close_faulted)
 		oracle_check_closed("after nrt_close");

@@ -44,7 +44,8 @@ void oracle_close_end(uint64_t t1)
 		ks_atomic_store_quiet(&oh.close_t1, (int64_t)t1);
 }
 
-bool oracle_closed_by(uint64_t t)
+/* A close had returned before tick t. */
+static bool oracle_closed_by(uint64_t t)
 {
 	int64_t t1 = ks_atomic_load_quiet(&oh.close_t1);
 

@@ -144,8 +144,6 @@ void oracle_record(unsigned op, oracle_rec_t rec, const char *what, uint32_t id,
  * clock (the first close of the run; a later one finds nothing to close). */
 void oracle_close_begin(uint64_t t0);
 void oracle_close_end(uint64_t t1);
-/* A close had returned before tick t. */
-bool oracle_closed_by(uint64_t t);
 /* A public call over [t0, t1] answered got: NRT_CLOSED only once a close
  * had begun, and nothing else once one had returned before t0.  Returns
  * true for NRT_CLOSED (the caller checks nothing more). */

@@ -78,7 +78,7 @@ static void to_nrt(kprog_op_t *op)
 	case KOP_STALE: /* the handle its last unload retired */
 		*op = (kprog_op_t){KOP_NRT_META, op->thread, {a[0], a[1] & 1, 1, 0}, 0, 0};
 		break;
-	case KOP_FAULT: /* a fault inside a mid-run nrt_close is not a leak */
+	case KOP_FAULT: /* api_nrt runs without faults (the faults target's part) */
 		*op = (kprog_op_t){
 		    KOP_NRT_META, op->thread, {a[0] % KPROG_SLOTS, a[1] & 1, 0, 0}, 0, 0};
 		break;
