@@ -44,14 +44,23 @@ fail() {
 	bad=1
 }
 
+# run_case SECONDS STDOUT CMD...: one invocation, counted, in $tmp with
+# stdin from /dev/null, stdout to STDOUT, stderr to $tmp/err, killed after
+# SECONDS; its status in rc (124: still running)
+run_case() {
+	local secs=$1 out=$2
+	shift 2
+	(cd "$tmp" && timeout "$secs" "$@" </dev/null >"$out" 2>"$tmp/err")
+	rc=$?
+	checked=$((checked + 1))
+}
+
 # expect_help WHAT NAME CMD...: exit 0, a usage text on stdout (it says
 # "usage" or names the program), stderr empty
 expect_help() {
-	local what=$1 name=$2 rc
+	local what=$1 name=$2
 	shift 2
-	(cd "$tmp" && timeout 60 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
-	rc=$?
-	checked=$((checked + 1))
+	run_case 60 "$tmp/out" "$@"
 	[ $rc -eq 0 ] || { fail "$what --help: exit $rc, want 0"; return; }
 	grep -qi -e usage -e "$name" "$tmp/out" || fail "$what --help: no usage text on stdout"
 	[ -s "$tmp/err" ] && fail "$what --help: wrote to stderr: $(head -c 200 "$tmp/err")"
@@ -59,11 +68,9 @@ expect_help() {
 
 # expect_bad WHAT CMD...: exit 2, exactly one line on stderr
 expect_bad() {
-	local what=$1 rc
+	local what=$1
 	shift
-	(cd "$tmp" && timeout 60 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
-	rc=$?
-	checked=$((checked + 1))
+	run_case 60 "$tmp/out" "$@"
 	[ $rc -eq 2 ] || { fail "$what: exit $rc, want 2"; return; }
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
 		fail "$what: $(wc -l <"$tmp/err") lines on stderr, want 1: $(head -c 300 "$tmp/err")"
@@ -101,11 +108,9 @@ done
 # writer), one line, a non-zero exit, within a second.
 mkfifo "$tmp/fifo"
 expect_refused() {
-	local what=$1 rc
+	local what=$1
 	shift
-	(cd "$tmp" && timeout 1 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
-	rc=$?
-	checked=$((checked + 1))
+	run_case 1 "$tmp/out" "$@"
 	[ $rc -ne 124 ] || { fail "$what: still waiting after 1 s"; return; }
 	[ $rc -ne 0 ] || { fail "$what: exit 0"; return; }
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$what: $(wc -l <"$tmp/err") lines on stderr, want 1"
@@ -120,11 +125,9 @@ expect_refused "run_model FIFO" "$(bin_of run_model)" "$tmp/fifo"
 # A full disk under a command that writes its result to stdout is an
 # error (exit non-zero, one line), not an empty file and exit 0.
 expect_full() {
-	local what=$1 rc
+	local what=$1
 	shift
-	(cd "$tmp" && timeout 60 "$@" </dev/null >/dev/full 2>"$tmp/err")
-	rc=$?
-	checked=$((checked + 1))
+	run_case 60 /dev/full "$@"
 	[ $rc -ne 0 ] || { fail "$what > /dev/full: exit 0"; return; }
 	grep -q "standard output failed" "$tmp/err" || fail "$what > /dev/full: $(head -c 200 "$tmp/err")"
 }
@@ -149,11 +152,9 @@ expect_bad "stress_refdrain --controlled=garbage" "$(bin_of stress_refdrain)" --
 # A read that fails says why: /proc/self/mem is a regular file whose
 # first read fails (EIO), which used to pass for an empty or odd file.
 expect_reason() {
-	local what=$1 why=$2 rc
+	local what=$1 why=$2
 	shift 2
-	(cd "$tmp" && timeout 60 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
-	rc=$?
-	checked=$((checked + 1))
+	run_case 60 "$tmp/out" "$@"
 	[ $rc -ne 0 ] || { fail "$what: exit 0"; return; }
 	grep -q "$why" "$tmp/err" || fail "$what: no '$why': $(head -c 300 "$tmp/err")"
 }
@@ -176,10 +177,10 @@ fi
 
 # Numbers are decimal: 0x10 is refused, 010 is ten (base 0 read 16 and 8).
 expect_bad "stress_refdrain --seconds 0x10" "$(bin_of stress_refdrain)" --seconds 0x10
-(cd "$tmp" && timeout 60 "$(bin_of stress_refdrain)" --ops 010 --threads 1 --seconds 5 --seed 1 \
-	--repro-dir "$tmp" >"$tmp/out" 2>&1)
-checked=$((checked + 1))
-grep -q -- '--ops 10 ' "$tmp/out" || fail "stress_refdrain --ops 010: not ten: $(grep -o -- '--ops [0-9]*' "$tmp/out" | head -1)"
+run_case 60 "$tmp/out" "$(bin_of stress_refdrain)" --ops 010 --threads 1 --seconds 5 --seed 1 \
+	--repro-dir "$tmp"
+grep -q -- '--ops 10 ' "$tmp/out" "$tmp/err" ||
+	fail "stress_refdrain --ops 010: not ten: $(grep -ho -- '--ops [0-9]*' "$tmp/out" "$tmp/err" | head -1)"
 
 # Values refused before any work starts (a build, a run), one line each.
 expect_bad "ci/fuzz.sh --json ''" bash "$root/ci/fuzz.sh" --json ''
