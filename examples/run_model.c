@@ -212,6 +212,13 @@ out:
 	return rc;
 }
 
+/* Output i's temporary file: hidden, in the current directory, this
+ * process's own. */
+static void tmp_name(char *buf, size_t len, uint64_t i)
+{
+	snprintf(buf, len, ".run_model-%ld-%llu.tmp", (long)getpid(), (unsigned long long)i);
+}
+
 /* Every output, whole or not at all: each is written to a temporary file
  * first, and only when all of them are complete do they replace NAME.out
  * (rename); a failure removes the temporaries and leaves every old NAME.out
@@ -225,8 +232,7 @@ static int save_outputs(const nrt_tensor_info_array_t *info, nrt_tensor_t **tens
 	for (i = 0; i < info->tensor_count && !rc; i++) {
 		if (info->tensor_array[i].usage != NRT_TENSOR_USAGE_OUTPUT)
 			continue;
-		snprintf(tmp, sizeof(tmp), ".run_model-%ld-%llu.tmp", (long)getpid(),
-		         (unsigned long long)i);
+		tmp_name(tmp, sizeof(tmp), i);
 		rc = stage_output(tensors[i], &info->tensor_array[i], tmp);
 		if (!rc)
 			staged = i + 1;
@@ -238,8 +244,7 @@ static int save_outputs(const nrt_tensor_info_array_t *info, nrt_tensor_t **tens
 
 		if (ti->usage != NRT_TENSOR_USAGE_OUTPUT)
 			continue;
-		snprintf(tmp, sizeof(tmp), ".run_model-%ld-%llu.tmp", (long)getpid(),
-		         (unsigned long long)i);
+		tmp_name(tmp, sizeof(tmp), i);
 		snprintf(path, sizeof(path), "%s.out", ti->name);
 		if (rc)
 			unlink(tmp);
