@@ -9,15 +9,13 @@
  * the public runtime's guards do (nrt_execute: 14 / 13).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include "base/kfault.h"
 #include "base/klog.h"
 #include "emu/emu.h"
 #include "kmgr/kmgr.h"
 #include "nrt_internal.h"
+#include "nrt_kmgr.h"
 #include "sched/ksched.h"
 
 /* One queue bound per worker; deeper than this is a typo, not a plan. */
@@ -124,9 +122,8 @@ static int nrt_parse_u32(const char *s, const char *end, uint32_t *out)
 /* NEURON_RT_VISIBLE_CORES: "N" or "A-B" (inclusive), within nc_count cores.
  * The emulated device places a virtual core on contiguous cores, so a list
  * of ranges is not supported and is refused with a message. */
-static NRT_STATUS nrt_parse_visible(emu_config_t *cfg)
+static NRT_STATUS nrt_parse_visible(const char *v, emu_config_t *cfg)
 {
-	const char *v = getenv("NEURON_RT_VISIBLE_CORES");
 	const char *dash, *end;
 	uint32_t first, last;
 
@@ -160,9 +157,8 @@ bad:
 }
 
 /* NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS: 0 or unset = sync. */
-static NRT_STATUS nrt_parse_inflight(uint32_t *depth)
+static NRT_STATUS nrt_parse_inflight(const char *v, uint32_t *depth)
 {
-	const char *v = getenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
 	const char *end;
 
 	*depth = 0;
@@ -179,78 +175,24 @@ static NRT_STATUS nrt_parse_inflight(uint32_t *depth)
 	return NRT_SUCCESS;
 }
 
-#ifdef KMGR_NRT_FAULT_ENV
-/*
- * Test builds (CMake option KMGR_NRT_FAULT_ENV, on in the sanitizer presets,
- * never in the installed library): the first nrt_init of a process installs
- * the fault plan in KMGR_FAULT (lib/base/kfault.h), so a fault sweep can run
- * any client unchanged (ci/fault-sweep.sh).  Such a run also checks at exit
- * that every accounting figure is back to zero and prints one line: the
- * faults fired, or what is left and exit status 3 (a client that freed
- * everything must leave nothing).
- */
-static bool nrt_fault_env_read;
-
-static void nrt_fault_env_exit_check(void)
+/* The two variables as the process's environment has them. */
+static nrt_env_t nrt_getenv(void)
 {
-	emu_accounting_t a;
-
-	emu_get_accounting(&a);
-	if (!a.device_bytes && !a.device_allocs && !a.host_allocs && !a.objects &&
-	    !a.staged_models && !a.inflight_execs && !a.async_marks) {
-		fprintf(stderr,
-		        "libnrt: KMGR_FAULT run: %llu faults fired, accounting zero at exit\n",
-		        (unsigned long long)kfault_fired());
-		return;
-	}
-	fprintf(stderr,
-	        "libnrt: KMGR_FAULT run: accounting not zero at exit: device %lld bytes in %lld "
-	        "allocations, host %lld bytes in %lld allocations, %lld objects, %lld staged "
-	        "models, %lld executions in flight, %lld async marks\n",
-	        (long long)a.device_bytes, (long long)a.device_allocs, (long long)a.host_bytes,
-	        (long long)a.host_allocs, (long long)a.objects, (long long)a.staged_models,
-	        (long long)a.inflight_execs, (long long)a.async_marks);
-	_exit(3);
+	return (nrt_env_t){getenv("NEURON_RT_VISIBLE_CORES"),
+	                   getenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS")};
 }
 
-/* A plan that does not parse fails this nrt_init and every later one: a
- * second init must not run the client with no plan as if it had one. */
-static bool nrt_fault_env_bad;
-
-static NRT_STATUS nrt_fault_env(void)
-{
-	const char *v = getenv("KMGR_FAULT");
-
-	if (nrt_fault_env_bad)
-		return NRT_INVALID;
-	if (nrt_fault_env_read || !v || !*v)
-		return NRT_SUCCESS;
-	if (kfault_plan_from_env()) { /* printed "KMGR_FAULT: <why>" */
-		nrt_fault_env_bad = true;
-		return NRT_INVALID;
-	}
-	nrt_fault_env_read = true;
-	atexit(nrt_fault_env_exit_check);
-	return NRT_SUCCESS;
-}
-#else
-static NRT_STATUS nrt_fault_env(void)
-{
-	return NRT_SUCCESS;
-}
-#endif
-
-/* The device configuration nrt_init would use, from the environment. */
-static NRT_STATUS nrt_build_config(emu_config_t *cfg, uint32_t *depth)
+/* The device configuration nrt_init would use, from env. */
+static NRT_STATUS nrt_build_config(const nrt_env_t *env, emu_config_t *cfg, uint32_t *depth)
 {
 	NRT_STATUS rc = emu_config_default(cfg);
 
 	if (rc)
 		return rc;
-	rc = nrt_parse_visible(cfg);
+	rc = nrt_parse_visible(env->visible_cores, cfg);
 	if (rc)
 		return rc;
-	rc = nrt_parse_inflight(depth);
+	rc = nrt_parse_inflight(env->max_inflight, depth);
 	if (rc)
 		return rc;
 	if (*depth)
@@ -258,7 +200,7 @@ static NRT_STATUS nrt_build_config(emu_config_t *cfg, uint32_t *depth)
 	return NRT_SUCCESS;
 }
 
-static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework)
+static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework, const nrt_env_t *env)
 {
 	emu_config_t cfg;
 	kmgr_config_t kcfg = {0};
@@ -273,10 +215,10 @@ static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework)
 		klog_error("nrt_init: invalid framework type %d", (int)framework);
 		return NRT_INVALID;
 	}
-	rc = nrt_build_config(&cfg, &depth);
+	rc = nrt_build_config(env, &cfg, &depth);
 	if (rc)
 		return rc;
-	rc = nrt_fault_env();
+	rc = nrt__fault_env();
 	if (rc)
 		return rc;
 	rc = emu_open(&cfg);
@@ -319,17 +261,24 @@ static bool nrt_is_forked(const char *fn)
 
 NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, const char *fal_version)
 {
-	NRT_STATUS rc;
+	nrt_env_t env = nrt_getenv();
 
 	/* The version strings are informational only (and may be NULL). */
 	(void)fw_version;
 	(void)fal_version;
+	return nrt_init_env(framework, &env);
+}
+
+NRT_STATUS nrt_init_env(nrt_framework_type_t framework, const nrt_env_t *env)
+{
+	NRT_STATUS rc;
+
 	if (nrt_is_forked("nrt_init"))
 		return NRT_FAILURE;
 	ks_mutex_lock(&nrt_lifecycle_lock);
 	if (!nrt_atfork_done && ks_atfork_child(nrt_forked_child) == 0)
 		nrt_atfork_done = true;
-	rc = nrt_init_locked(framework);
+	rc = nrt_init_locked(framework, env);
 	ks_mutex_unlock(&nrt_lifecycle_lock);
 	return rc;
 }
@@ -379,6 +328,13 @@ NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count)
 
 NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 {
+	nrt_env_t env = nrt_getenv();
+
+	return nrt_get_visible_nc_count_env(&env, nc_count);
+}
+
+NRT_STATUS nrt_get_visible_nc_count_env(const nrt_env_t *env, uint32_t *nc_count)
+{
 	emu_config_t cfg;
 	uint32_t depth;
 	NRT_STATUS rc;
@@ -390,7 +346,7 @@ NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 		*nc_count = emu_nc_count();
 		return NRT_SUCCESS;
 	}
-	rc = nrt_build_config(&cfg, &depth);
+	rc = nrt_build_config(env, &cfg, &depth);
 	if (rc)
 		return rc;
 	*nc_count = cfg.visible_nc_count ? cfg.visible_nc_count : cfg.nc_count;

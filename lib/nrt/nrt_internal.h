@@ -58,6 +58,10 @@ void nrt__models_release_all(void);
 
 /* async.c: re-install the registered callback after kmgr_init, and release
  * the completion slots nobody tracks once no device thread runs. */
+/* The KMGR_FAULT hook of the test builds (fault_env.c); NRT_SUCCESS at once
+ * in the installed library. */
+NRT_STATUS nrt__fault_env(void);
+
 void nrt__async_on_init(void);
 void nrt__async_on_close(void);
 
