@@ -1188,6 +1188,122 @@ void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_done(op, "nrt_close", NRT_SUCCESS);
 }
 
+/* NEURON_RT_VISIBLE_CORES as an nrt_init op spells it: the string, and the
+ * visible count a closed runtime's nrt_get_visible_nc_count must give for
+ * it on a device of nc cores, or -1 where the parser must refuse it.  The
+ * verdicts are the forms' own, not a second parser's. */
+static const char *kh_env_visible(const kh_args_t *a, unsigned nc, char *b, size_t len, int *count)
+{
+	int c = a->core;
+
+	*count = -1;
+	switch (a->visible) {
+	case 0: /* unset */
+		*count = (int)nc;
+		return NULL;
+	case 1: /* empty: unset too */
+		*count = (int)nc;
+		return "";
+	case 2:
+		*count = (unsigned)c < nc ? 1 : -1;
+		snprintf(b, len, "%d", c);
+		return b;
+	case 3:
+		*count = (unsigned)c < nc ? c + 1 : -1;
+		snprintf(b, len, "0-%d", c);
+		return b;
+	case 4:
+		*count = (unsigned)c + 1 < nc ? 2 : -1;
+		snprintf(b, len, "%d-%d", c, c + 1);
+		return b;
+	case 5: /* backwards */
+		snprintf(b, len, "%d-%d", c + 1, c);
+		return b;
+	case 6: /* a list: not supported */
+		snprintf(b, len, "%d,%d", c, c);
+		return b;
+	case 7:
+		snprintf(b, len, "-%d", c);
+		return b;
+	case 8:
+		snprintf(b, len, "%d-", c);
+		return b;
+	case 9:
+		snprintf(b, len, "x%d", c);
+		return b;
+	case 10: /* past UINT32_MAX */
+		snprintf(b, len, "%d-4294967296", c);
+		return b;
+	case 11:
+		snprintf(b, len, " %d", c);
+		return b;
+	default: /* three parts */
+		snprintf(b, len, "%d-%d-%d", c, c, c);
+		return b;
+	}
+}
+
+/* NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS likewise; *ok: it parses. */
+static const char *kh_env_inflight(const kh_args_t *a, char *b, size_t len, bool *ok)
+{
+	*ok = a->inflight == 0 || a->inflight == 1 || a->inflight == 3;
+	switch (a->inflight) {
+	case 0:
+		return NULL;
+	case 1:
+		snprintf(b, len, "%d", a->core);
+		return b;
+	case 2: /* past the limit */
+		return "65537";
+	case 3:
+		return "";
+	default:
+		return "1x";
+	}
+}
+
+/* nrt_init and nrt_get_visible_nc_count with the environment the op
+ * spells (nrt_init_env: no setenv, which would race the other threads'
+ * getenv), in whatever state the runtime is.  While it is up both answer
+ * from it: the count is the device's, a second init NRT_FAILURE.  Once
+ * closed both parse the op's variables: the count is the one they name or
+ * NRT_INVALID, and an init whose framework or variables are wrong is
+ * NRT_INVALID and starts nothing.  An init that would start a runtime is
+ * only made while the facade guard holds a close off (it must fail). */
+void kh_nrt_init(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	char vb[48], ib[16];
+	int count;
+	bool iok;
+	nrt_env_t env = {kh_env_visible(a, H.c->nc, vb, sizeof(vb), &count),
+	                 kh_env_inflight(a, ib, sizeof(ib), &iok)};
+	nrt_framework_type_t fw = (nrt_framework_type_t)a->fw;
+	bool fw_ok = fw > NRT_FRAMEWORK_TYPE_INVALID && fw <= NRT_FRAMEWORK_TYPE_MXNET;
+	uint32_t n = 0;
+	uint64_t t0 = oracle_tick();
+	NRT_STATUS rc = nrt_get_visible_nc_count_env(&env, &n);
+	bool closed_ok;
+
+	(void)thread;
+	kh_done(op, "nrt_get_visible_nc_count(env)", rc);
+	closed_ok =
+	    count >= 0 && iok ? rc == NRT_SUCCESS && n == (uint32_t)count : rc == NRT_INVALID;
+	oracle_check_either(op, "nrt_get_visible_nc_count(env)", rc == NRT_SUCCESS && n == H.c->nc,
+	                    closed_ok, t0, oracle_tick());
+	if (fw_ok && count >= 0 && iok) {
+		if (!kh_facade_enter())
+			return;
+		kh_nrt_want(op, "nrt_init(env, again)", nrt_init_env(fw, &env), NRT_FAILURE);
+		kh_facade_leave();
+		return;
+	}
+	t0 = oracle_tick();
+	rc = nrt_init_env(fw, &env);
+	kh_done(op, "nrt_init(env)", rc);
+	oracle_check_either(op, "nrt_init(env)", rc == NRT_FAILURE, rc == NRT_INVALID, t0,
+	                    oracle_tick());
+}
+
 /* ---- tensor slots ------------------------------------------------------- */
 
 static const size_t kh_tsizes[4] = {0, 1, 64, 4096};
@@ -1281,6 +1397,7 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_NRT_META] = kh_nrt_meta,
     [KOP_NRT_SCHEDULE] = kh_nrt_schedule,
     [KOP_NRT_CLOSE] = kh_nrt_close,
+    [KOP_NRT_INIT] = kh_nrt_init,
 };
 
 #define KH_FIELD(f)                                                                                \
@@ -1294,12 +1411,14 @@ int kh_field_offset(const char *name)
 		const char *name;
 		size_t off;
 	} fields[] = {
-	    KH_FIELD(slot), KH_FIELD(model),  KH_FIELD(start), KH_FIELD(count), KH_FIELD(in),
-	    KH_FIELD(out),  KH_FIELD(repeat), KH_FIELD(queue), KH_FIELD(which), KH_FIELD(bogus),
-	    KH_FIELD(lnc),  KH_FIELD(xu),     KH_FIELD(index), KH_FIELD(name),  KH_FIELD(io),
-	    KH_FIELD(on),   KH_FIELD(mac),    KH_FIELD(what),  KH_FIELD(site),  KH_FIELD(nth),
-	    KH_FIELD(ts),   KH_FIELD(place),  KH_FIELD(size),  KH_FIELD(off),   KH_FIELD(len),
-	    KH_FIELD(tmpl), KH_FIELD(old),
+	    KH_FIELD(slot),    KH_FIELD(model), KH_FIELD(start),    KH_FIELD(count),
+	    KH_FIELD(in),      KH_FIELD(out),   KH_FIELD(repeat),   KH_FIELD(queue),
+	    KH_FIELD(which),   KH_FIELD(bogus), KH_FIELD(lnc),      KH_FIELD(xu),
+	    KH_FIELD(index),   KH_FIELD(name),  KH_FIELD(io),       KH_FIELD(on),
+	    KH_FIELD(mac),     KH_FIELD(what),  KH_FIELD(site),     KH_FIELD(nth),
+	    KH_FIELD(ts),      KH_FIELD(place), KH_FIELD(size),     KH_FIELD(off),
+	    KH_FIELD(len),     KH_FIELD(tmpl),  KH_FIELD(old),      KH_FIELD(fw),
+	    KH_FIELD(visible), KH_FIELD(core),  KH_FIELD(inflight),
 	};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)

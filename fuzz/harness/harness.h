@@ -53,6 +53,7 @@ typedef struct kh_args {
 	int16_t ts, place, size, off, len;      /* tensor slots */
 	int16_t tmpl;                           /* load: the program's field, unused here */
 	int16_t old; /* the public API: the handle the slot's last nrt_unload retired */
+	int16_t fw, visible, core, inflight; /* nrt_init: framework, env forms */
 } kh_args_t;
 
 /* One operation: op is its index in the program (reports, tensor data),
@@ -85,6 +86,7 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a);
+void kh_nrt_init(unsigned op, unsigned thread, const kh_args_t *a);
 
 /* The same, indexed by kind (the interpreter's dispatch). */
 extern const kh_op_fn kh_ops[KOP__COUNT];

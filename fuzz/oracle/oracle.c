@@ -69,6 +69,28 @@ bool oracle_check_lifecycle(unsigned op, const char *what, NRT_STATUS got, uint6
 	return got == NRT_CLOSED;
 }
 
+void oracle_check_either(unsigned op, const char *what, bool up_ok, bool closed_ok, uint64_t t0,
+                         uint64_t t1)
+{
+	int64_t c0 = ks_atomic_load_quiet(&oh.close_t0);
+
+	if (!up_ok && (!c0 || (uint64_t)c0 > t1))
+		oracle_fail("status-mismatch",
+		            "op %u %s: not the running runtime's answer, and no nrt_close had "
+		            "begun",
+		            op, what);
+	if (!closed_ok && oracle_closed_by(t0))
+		oracle_fail("after-close",
+		            "op %u %s began after nrt_close returned; its answer is not the "
+		            "closed runtime's",
+		            op, what);
+	if (!up_ok && !closed_ok)
+		oracle_fail("status-mismatch",
+		            "op %u %s: neither the running nor the closed "
+		            "runtime's answer",
+		            op, what);
+}
+
 uint64_t oracle_tick(void)
 {
 	return (uint64_t)ks_atomic_add_quiet(&oh.clock, 1) + 1;

@@ -149,6 +149,12 @@ void oracle_close_end(uint64_t t1);
  * true for NRT_CLOSED (the caller checks nothing more). */
 bool oracle_check_lifecycle(unsigned op, const char *what, NRT_STATUS got, uint64_t t0,
                             uint64_t t1);
+/* A call that answers in every state (nrt_init, the core counts) over
+ * [t0, t1]: one that ended before any close began must have given the
+ * runtime's answer (up_ok), one that began after nrt_close returned the
+ * closed one (closed_ok), one that overlaps a close either. */
+void oracle_check_either(unsigned op, const char *what, bool up_ok, bool closed_ok, uint64_t t0,
+                         uint64_t t1);
 /* Per-model linearizability of the recorded history (at quiescence). */
 void oracle_check_history(void);
 /* A status against a prediction: exact where the reference model applies

@@ -55,6 +55,9 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_NRT_META] = {"nrt_meta", true, {SLOT, {"what", 0, 5}, {"old", 0, 1}, NONE}},
     [KOP_NRT_SCHEDULE] = {"nrt_schedule", true, {SLOT, PLACE("in"), PLACE("out"), NONE}},
     [KOP_NRT_CLOSE] = {"nrt_close", false, {NONE, NONE, NONE, NONE}},
+    [KOP_NRT_INIT] = {"nrt_init",
+                      false,
+                      {{"fw", 0, 5}, {"visible", 0, 12}, {"core", 0, 15}, {"inflight", 0, 4}}},
 };
 
 /* A new kind cannot take b % KOP__COUNT: every byte value already names a

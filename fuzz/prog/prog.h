@@ -95,6 +95,8 @@ typedef enum kprog_kind {
 	KOP_NRT_META,     /* slot, what, old: nc_count, tensor_info, misuse (2-5); 0xf9 */
 	KOP_NRT_SCHEDULE, /* slot, in, out: nrta_execute_schedule; 0xf8 */
 	KOP_NRT_CLOSE,    /* nrt_close while the other threads go on calling; 0xf7 */
+	KOP_NRT_INIT,     /* fw, visible, core, inflight: nrt_init and the visible
+	                   * count with the environment the fields spell; 0xf6 */
 	KOP__COUNT
 } kprog_kind_t;
 

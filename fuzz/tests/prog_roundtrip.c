@@ -172,8 +172,8 @@ static void case_minimize(void)
 }
 
 /* roundtrip-1.6: a kind added after the first KPROG_KINDS_V1 takes one
- * kind byte of its own (0xfd for NC_INFO, 0xfc down to 0xf7 for the public
- * API's NRT_LOAD .. NRT_CLOSE); every other byte names the kind
+ * kind byte of its own (0xfd for NC_INFO, 0xfc down to 0xf6 for the public
+ * API's NRT_LOAD .. NRT_INIT); every other byte names the kind
  * it always did, b % KPROG_KINDS_V1, so the inputs of every corpus keep
  * their meaning; encode writes the new kind's byte back. */
 static void case_kind_bytes(void)
@@ -192,7 +192,8 @@ static void case_kind_bytes(void)
 	}
 	KT_EQ(kprog_kind_of_byte(0xfd), KOP_NC_INFO);
 	KT_EQ(kprog_kind_of_byte(0xf7), KOP_NRT_CLOSE);
-	KT_EQ(kprog_kind_of_byte(0xf6), 0xf6 % KPROG_KINDS_V1);
+	KT_EQ(kprog_kind_of_byte(0xf6), KOP_NRT_INIT);
+	KT_EQ(kprog_kind_of_byte(0xf5), 0xf5 % KPROG_KINDS_V1);
 	KT_EQ(kprog_kind_lookup("nc_info"), KOP_NC_INFO);
 	KT_EQ(kprog_kind_lookup("nrt_close"), KOP_NRT_CLOSE);
 	KT_EQ(kprog_parse("t0 nc_info slot=2\n", &p1, text, sizeof(text)), 0);
