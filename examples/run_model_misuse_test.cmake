@@ -7,7 +7,9 @@
 #          written are the completed execution's (checked against the
 #          compute formula), in several runs;
 #   files  outputs whole or not at all (a failed write under ulimit -f leaves
-#          every old NAME.out), and an unknown INPUT_NAME refused.
+#          every old NAME.out), and an unknown INPUT_NAME refused;
+#   bad    a container that does not parse, at the default log level: two
+#          lines, the library's reason once and run_model's own, exit 2.
 function(run_step what expect_rc)
   execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORK_DIR}/run
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -87,6 +89,17 @@ elseif(MODE STREQUAL "files")
   # and without the limit both outputs are replaced
   run_step("run_model" 0 ${RUN_MODEL} model.bin a in0.bin b in1.bin)
   run_step("check outputs" 0 ${CHECKER} check ${WORK_DIR}/run 2 4096 1000 2 y:1000 x:4096)
+elseif(MODE STREQUAL "bad")
+  file(WRITE ${WORK_DIR}/run/bad.model "not a model container, 64 bytes of it ........")
+  unset(ENV{KMGR_LOG_LEVEL})
+  run_step("run_model (a bad container)" 2 ${RUN_MODEL} bad.model)
+  string(REGEX MATCHALL "\n" lines "${step_err}")
+  list(LENGTH lines n)
+  string(FIND "${step_err}" "bad field 'magic'" why)
+  string(FIND "${step_err}" "run_model: nrt_load bad.model" what)
+  if(NOT n EQUAL 2 OR why EQUAL -1 OR what EQUAL -1)
+    message(FATAL_ERROR "want the reason and run_model's line, got ${n} lines:\n${step_err}")
+  endif()
 else()
-  message(FATAL_ERROR "MODE must be names, async or files")
+  message(FATAL_ERROR "MODE must be names, async, files or bad")
 endif()

@@ -226,9 +226,13 @@ NRT_STATUS kmgr_load_nn(const void *bytes, size_t size, int32_t start_nc, int32_
 		klog_error("kmgr_load_nn: NULL %s", bytes ? "output handle" : "model bytes");
 		return NRT_INVALID;
 	}
+	/* A container the parser rejects (NRT_INVALID) is the caller's bad
+	 * input and the parser's own line already names the field and why;
+	 * only a parse that failed for want of memory is said here. */
 	rc = kmodel_parse(bytes, size, &km);
 	if (rc) {
-		klog_error("Failed to parse model container");
+		if (rc != NRT_INVALID)
+			klog_error("Failed to parse model container: status %d", (int)rc);
 		return rc;
 	}
 	rc = load_model(km, start_nc, nc_count, out);
