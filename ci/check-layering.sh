@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ci/check-layering.sh [--self-test] [--help] - the layering rule, checked.
 #
-# The rule (README "Layering"): lib/sched is the only code that touches
-# threads, locks, atomics and time.  Everything else goes through
+# The rule (docs/contributing.md, "Layering"): lib/sched is the only code
+# that touches threads, locks, atomics and time.  Everything else goes through
 # lib/sched/ksched.h (ks_mutex_*, ks_atomic_*, ks_usleep, ks_now_ns,
 # ks_wall_ns, ks_thread_*), which is what lets the controlled scheduler
 # take over every interleaving and keeps the wall clock out of controlled

@@ -150,7 +150,7 @@ cmp -s "$seed_text" "$tmp/same.txt" || fail "kprog parse TEXT TEXT: the text was
 expect_bad "stress_refdrain --controlled=garbage" "$(bin_of stress_refdrain)" --controlled=garbage
 
 # A read that fails says why: /proc/self/mem is a regular file whose
-# first read fails (EIO), which used to pass for an empty or odd file.
+# first read fails (EIO), which must not pass for an empty or odd file.
 expect_reason() {
 	local what=$1 why=$2
 	shift 2

@@ -11,7 +11,7 @@
 #                  named corpus or queue whose path names the target is
 #                  replayed: fuzz-work/<preset>/<t>/corpus (ci/fuzz.sh),
 #                  DIR/<t>/corpus, AFL++'s fuzz-work/afl/<t>/out/<instance>/queue.
-#   --no-work      the shipped corpora only (the issue-6 figure).
+#   --no-work      the shipped corpora only (BENCHMARKS.md, "Coverage").
 #   --out DIR      where the reports go (default build/coverage/report).
 #   --targets a,b  default: every target with a corpus/<t>/ folder.
 #   --build DIR    the coverage preset's build tree (default build/coverage,

@@ -11,8 +11,8 @@
 # what the others find), each restarted after a finding for the rest of the
 # budget; the figures are their sum.  --keep-going: libFuzzer's fork mode
 # instead (-fork=N), each crash, timeout or OOM recorded and the budget
-# continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is its
-# old name), slower but proof against a target that dies.  Flags come from
+# continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the
+# same flag), slower but proof against a target that dies.  Flags come from
 # corpus/<target>.options: its [libfuzzer] section as libFuzzer flags, its
 # [asan], [ubsan], [msan], [tsan], [lsan] sections appended to the matching
 # *_OPTIONS.  A status line every 10 s with libFuzzer's latest figures (its

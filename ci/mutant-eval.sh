@@ -8,8 +8,8 @@
 # starts at libFuzzer's INITED line; it stops at the crash file's mtime),
 # then replays the finding 10 times and reports how often it fails again.
 # --free-running runs the same programs on real threads (the baseline).
-# --no-tsan-coverage (tsan): the old driver, library and runner without
-# coverage counters (-DKMGR_TSAN_FUZZ_COVERAGE=OFF), for before/after.
+# --no-tsan-coverage (tsan): the counter-free driver, library and runner
+# without coverage counters (-DKMGR_TSAN_FUZZ_COVERAGE=OFF), to compare.
 # --access-points: KMGR_SCHED_ACCESS_POINTS=1 for the fuzzing and the
 # replays (docs/scheduler.md, "Access points"); the label gets "+ap".
 # One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...

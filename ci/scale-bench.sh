@@ -33,8 +33,8 @@ done
 work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 # Every afl-fuzz of this run, and so its fork servers and their children,
 # carries KMGR_SCALE_RUN=$run: a CmpLog persistent-mode child is left
-# stopped, reparented to init, even after afl-fuzz -V ends normally (seen:
-# one per run before this), and only its environment still names it (the
+# stopped, reparented to init, even after afl-fuzz -V ends normally (one
+# per run when nothing reaps it), and only its environment names it (the
 # fork servers call setsid).  reap kills what is left after each AFL++ row.
 run=$$.$RANDOM$RANDOM
 ours() { grep -lzx "KMGR_SCALE_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true; }

@@ -8,8 +8,8 @@
 #   ci/stress-mutants.sh [--preset asan] [--limit 60] [--out FILE.md] [PAIR ...]
 #
 # A PAIR is MUTANT:BINARY[:EXTRA ARGS], MUTANT a file under mutants/ without
-# .patch, or "none" for the correct library; the default pairs are bugs 1,
-# 2, 3 and 5 of the fuzz issue and a never-completing execution (hang:N).
+# .patch, or "none" for the correct library; the default pairs are fuzz-1,
+# fuzz-2, fuzz-3 and fuzz-5 and a never-completing execution (hang:N).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 preset=asan

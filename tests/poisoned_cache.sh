@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/poisoned_cache.sh SRC WORK - the ctest `poisoned_cache`: a build
 # tree left by a configure whose compiler was missing (its cache says
-# CMAKE_EXECUTABLE_FORMAT=Unknown) made every later configure fail ("The
+# CMAKE_EXECUTABLE_FORMAT=Unknown) makes a later plain configure fail ("The
 # install of the nrt_shared target requires changing an RPATH ...").  This
 # makes such a tree the way the failed configure does, then runs README
 # command 1 on it (ci/fuzz.sh --build-only, one target), which must

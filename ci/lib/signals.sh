@@ -1,5 +1,5 @@
 # ci/lib/signals.sh - sourced by the long-running scripts (fuzz.sh, afl.sh,
-# nightly.sh).  Their rule (docs/fuzzing.md, "Interrupts"): SIGINT, SIGTERM
+# nightly.sh).  Their rule (ci/signal-check.sh checks it): SIGINT, SIGTERM
 # and SIGHUP stop everything the script started, it keeps what it has
 # (a summary or report marked "interrupted"), removes its scratch files and
 # exits 128+signal.

@@ -1508,8 +1508,8 @@ static void kh_set_env(const kh_config_t *c)
 
 /* The job flags a run used, cleared at the end of that run, not at the
  * start of the next: the loop then runs as often as this input had jobs.
- * Cleared by the next run, its length was the previous input's job count,
- * so the same input took different edge counts by what ran before it (an
+ * Cleared by the next run, its length would be the previous input's job
+ * count, so the same input would take other edge counts after another (an
  * unstable edge to AFL++, a spurious feature to libFuzzer: ctest
  * cov_stable). */
 static void kh_clear_jobs(void)

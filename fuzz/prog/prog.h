@@ -29,8 +29,8 @@
  *            less the last 2 bytes per access point: logical thread
  *            (bits 0-2) and k-1 (bits 3-5), then r (mod 32): the k-th heap
  *            or global access of that thread after its r-th release is a
- *            scheduling point (lib/sched/ctl_access.c; none, the old
- *            inputs' value, changes nothing)
+ *            scheduling point (lib/sched/ctl_access.c; none, bits 5-7
+ *            of byte 0 all zero, changes nothing)
  *
  * Text form (print.c / parse.c): one line per item, '#' comments:
  *   config mode=sync nc=4 qdepth=4 threads=2

@@ -62,8 +62,8 @@ static NRT_STATUS nrt__refuse(const char *fn, nrt_state_t st)
  * call runs on a runtime nrt_close is tearing down.  A refused call backs
  * out before it logs: it counts for the few instructions between its
  * increment and its state load, so threads that keep calling after close
- * cannot keep the count from reaching zero (they held close for seconds
- * while their log lines were written). */
+ * cannot keep the count from reaching zero (counted in while they wrote
+ * their log lines, they would hold close for seconds). */
 static bool nrt_count_in(nrt_state_t *st)
 {
 	ks_atomic_add_quiet(&nrt_inflight, 1);

@@ -8,7 +8,7 @@
  * window between a release and a plain access (a read after the last
  * reference is dropped, a check-then-act on a plain field) has no point in
  * it and no input can put another thread there.  Every heap or global
- * access can now be one, but only the few the run's config names are:
+ * access can be one, but only the few the run's config names are:
  * ks_ctl_config_t.ap lists (logical thread, m, k) triples, and the k-th
  * such access of that thread after its m-th release (an unlock, a post,
  * an atomic subtraction: a reference dropped) is a point at which the

@@ -4,7 +4,7 @@
  * oracle's checks: with a hook installed a violation goes to the hook and
  * the check returns (a stress run counts it and goes on to its report);
  * without one (the fuzz runner, the emitted tests) it is the ORACLE line
- * and abort(), as before the hook existed.
+ * and abort().
  */
 #include <signal.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * main.c - kmgr-repro: what a runtime engineer does with a finding, in one
- * tool (issue 8): show, replay, minimize, emit-c, triage.  Every command
+ * tool: show, replay, minimize, emit-c, triage, bisect, verify.  Every command
  * answers --help; bad flags and unusable files get one line on stderr and
  * exit status 2.  docs/reproducer.md.
  */

@@ -1,7 +1,7 @@
 /*
  * test_nrt_badplan.c - a KMGR_FAULT plan that does not parse fails nrt_init,
- * and every later nrt_init of the process too: the second one used to
- * succeed and run the client with no plan, as if the plan were in force.
+ * and every later nrt_init of the process too: a second one that succeeded
+ * would run the client with no plan, as if the plan were in force.
  * Its own process: the refusal lasts for the process (init.c).
  */
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * test_nrt_fork.c - a child of fork() taken while the runtime is up.  The
  * child has the parent's runtime in memory but none of its device threads:
- * its nrt_execute used to wait for a completion that never came, for ever.
+ * an nrt_execute there would wait for ever for a completion that never comes.
  * The contract (docs/api-contract.md, "fork"): in such a child every call
  * that uses the runtime answers NRT_FAILURE at once, nrt_init too, and
  * nrt_close does nothing; the parent's runtime is untouched.

@@ -18,7 +18,7 @@
  *    confidence interval (sign test), plus how many pairs had ks slower;
  *  - every loop is compiled the same way (no unrolling, noinline), because
  *    a raw loop unrolled 8x against a rolled wrapper loop measures the
- *    compiler, not the wrapper (the earlier version of this bench did);
+ *    compiler, not the wrapper;
  *  - A/A control rows time two identical copies of a raw loop: their
  *    interval is what "zero" looks like for this method.
  * What the method cannot remove: where the linker puts a loop.  A cost of

@@ -630,8 +630,8 @@ static void case_slot_reuse(void)
 
 /* ctl-1.15: a thread that yields goes last among the candidates.  With no
  * decision bytes the other thread runs at the first yield, so a polling loop
- * ends after one probe (it used to keep the poller, which then polled until
- * the step bound); a byte can still keep the poller running: 0x04 spends
+ * ends after one probe (were the poller kept, it would poll until the step
+ * bound); a byte can still keep the poller running: 0x04 spends
  * bit 0 at the create, bit 1 at the first load and bit 2 = 1 at the first
  * yield, which is index 1, the yielder itself, so it probes once more. */
 static ks_atomic_t poll_flag, poll_probes;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/kmgr-repro/eval/run.sh N [BUILD_OF_CORRECT_TREE]
-# Issue 8's evaluation of injected bug N (mutants/fuzz-N-*.patch) with the
+# The evaluation of injected bug N (mutants/fuzz-N-*.patch) with the
 # padded program eval/fuzz-N.<target>.txt: in a copy of the tree with the
 # mutant applied (asan preset), replay the original 10 times, minimize it,
 # replay the result 10 times, emit it as C, and build and run that test

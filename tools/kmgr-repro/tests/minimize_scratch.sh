@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # minimize_scratch.sh KMGR_REPRO SCRATCH - minimize when its scratch files
 # cannot be written: a TMPDIR that does not exist, a file size limit under
-# the size of a candidate.  Each used to pass for "the program re-encoded
-# does not reproduce it" (exit 1); now one line names the scratch failure,
+# the size of a candidate.  Neither may pass for "the program re-encoded
+# does not reproduce it" (exit 1): one line names the scratch failure,
 # exit 2, and OUT is not touched.  The failing program is the documented
 # async_mix hazard (KMGR_FUZZ_ASYNC_MIX=1: explicit work outlives an async
 # unload, ORACLE exec-after-unload), which fails on the correct library.

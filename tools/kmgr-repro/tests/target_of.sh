@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # target_of.sh KMGR_REPRO SRC SCRATCH - a crash file is never replayed under
 # a target it was not found with: a name that says nothing is refused (exit
-# 2, one line asking for --target; it used to run as `concurrent`, a false
+# 2, one line asking for --target; a default target would give a false
 # "not reproduced"), a ClusterFuzz testcase name says its fuzzer, and
 # --target settles it.
 set -euo pipefail
