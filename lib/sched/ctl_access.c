@@ -1,5 +1,10 @@
 /*
- * ctl_access.c - memory access points: the compiler's load/store callbacks
+ * ctl_access.c - access points, where a thread may be preempted between
+ * plain accesses, not only at a synchronization call: the explicit hint
+ * ks_access_point() (on with ks_ctl_config_t.access_points or
+ * KMGR_SCHED_ACCESS_POINTS=1), and memory access points, below.
+ *
+ * Memory access points: the compiler's load/store callbacks
  * (-fsanitize-coverage=trace-loads,trace-stores, on the code under test in
  * the fuzz builds: lib/kmgr, lib/nrt, lib/emu) turned into scheduling
  * points of the controlled backend.
@@ -28,6 +33,8 @@
  * point, never changes what the program computes.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ctl_int.h"
 
@@ -51,6 +58,72 @@ void ks__ap_on_point(struct ks_lthread *t)
 			return;
 		}
 }
+
+/* ---- explicit access points (ks_access_point) ------------------------- */
+
+/* KMGR_SCHED_ACCESS_POINTS=1: access points on for every run of the
+ * process.  Read once: a run must not change behaviour mid-process. */
+bool ks__access_points_env(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *s = getenv("KMGR_SCHED_ACCESS_POINTS");
+
+		on = s && strcmp(s, "1") == 0;
+	}
+	return on;
+}
+
+/* Off: no step, no decision, so a run is exactly what it was without the
+ * call (corpora recorded without access points replay unchanged). */
+void ks_ctl_access_point(const char *site)
+{
+	struct ks_lthread *t = ks__enter_self();
+
+	if (!ks__g.access_points) {
+		ks__leave();
+		return;
+	}
+	if (ks__failed()) {
+		ks__failed_point();
+	} else {
+		t->at_access = true;
+		ks__point(t, site);
+		t->at_access = false;
+	}
+	ks__leave();
+}
+
+/* A sleeping thread is not runnable while anyone else is (virtual time),
+ * so a drain that polls with usleep never probes inside another thread's
+ * window.  At an access point real time may have passed: the sleepers are
+ * candidates too, after the runnable ones. */
+int ks__access_sleepers(const struct ks_lthread *self, struct ks_lthread **cand, int n)
+{
+	int j = self->id;
+
+	for (int i = 0; i < ks__g.nthreads; i++, j++) {
+		if (j >= ks__g.nthreads)
+			j -= ks__g.nthreads;
+		if (atomic_load_explicit(&ks__g.thr[j].state, memory_order_relaxed) ==
+		    KS_T_SLEEPING)
+			cand[n++] = &ks__g.thr[j];
+	}
+	return n;
+}
+
+/* A sleeper chosen at an access point: its sleep ends now. */
+void ks__access_chosen(struct ks_lthread *t)
+{
+	if (atomic_load_explicit(&t->state, memory_order_relaxed) != KS_T_SLEEPING)
+		return;
+	if (t->wake_ns > atomic_load_explicit(&ks__g.vtime, memory_order_relaxed))
+		atomic_store_explicit(&ks__g.vtime, t->wake_ns, memory_order_relaxed);
+	atomic_store_explicit(&t->state, KS_T_RUNNABLE, memory_order_relaxed);
+}
+
+/* ---- memory access points ---------------------------------------------- */
 
 #if !defined(KSCHED_PRODUCTION_ONLY)
 /* Interleaving feedback: one counter per (the release a memory access

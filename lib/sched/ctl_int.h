@@ -190,6 +190,8 @@ const char *ks__strat_name(ks_strategy_t s);
 /* Access points (ctl_strategy.c).  At one, the sleeping threads follow
  * the runnable candidates (in id order after self); a sleeper chosen wakes
  * there, virtual time advancing to its wake time. */
+/* KMGR_SCHED_ACCESS_POINTS=1 in the environment (read once). */
+bool ks__access_points_env(void);
 int ks__access_sleepers(const struct ks_lthread *self, struct ks_lthread **cand, int n);
 void ks__access_chosen(struct ks_lthread *t);
 
