@@ -38,7 +38,7 @@ grep -q "cannot write /dev/full" "$dir/stderr" || fail "--json /dev/full: $(cat 
 # a file size limit: exit 2, the old file stays whole, no temporary file
 printf 'old bytes\n' >"$dir/s.json"
 # TMPDIR: a TSan build writes a file into $TMPDIR before main, which
-# ulimit -f 0 turns into SIGXFSZ (as in tools/common/write_fail.sh)
+# ulimit -f 0 turns into SIGXFSZ (as in support/write_fail.sh)
 (ulimit -f 0 && TMPDIR="$dir/no-tmpdir" exec "$bin" "${run[@]}" --ops 200 --json "$dir/s.json") 2>&1 >/dev/null |
 	cat >"$dir/stderr"
 rc=${PIPESTATUS[0]}
