@@ -46,12 +46,11 @@ for pair in "${pairs[@]}"; do
 	tree="$work/$mutant"
 	if [ ! -d "$tree" ]; then
 		mkdir -p "$tree"
-		# Only what the stress binaries need (the rest of the tree may be
-		# mid-edit): the library, the oracle's checks (fuzz/, linked from
-		# kprog), tools/common (kfile), and corpus/ (fuzz/ and tools/
+		# Every folder the top CMakeLists.txt adds (a missing one is a
+		# configure error), sanitizers/ and corpus/ (fuzz/ and tools/
 		# look for their test inputs there when configured).
-		for f in CMakeLists.txt CMakePresets.json cmake lib fuzz stress tools sanitizers \
-			corpus; do
+		for f in CMakeLists.txt CMakePresets.json cmake lib support fuzz stress tools \
+			examples tests ci sanitizers corpus; do
 			cp -a "$src/$f" "$tree/$f"
 		done
 		if [ "$mutant" != none ]; then
