@@ -5,7 +5,8 @@
  * thread's life, create and join), ctl_run.c (begin, end, run),
  * ctl_fiber.c (the fiber engine's context switch and its sanitizer hooks),
  * ctl_sync.c (the modelled locks, conditions, semaphores, sleep),
- * ctl_strategy.c (bytes, PCT, round-robin, replay) and ctl_trace.c.
+ * ctl_strategy.c (bytes, PCT, round-robin, replay), ctl_access.c (access
+ * points) and ctl_trace.c.
  *
  * Exactly one logical thread holds the baton and only that thread touches
  * this state, so plain fields suffice; the baton handoff (a seq_cst atomic
@@ -187,7 +188,7 @@ void ks__strat_lower(struct ks_lthread *t);
  * the rest in id order after it), or -1 when a replay diverges. */
 int ks__strat_pick(struct ks_lthread *const *cand, int n, bool self_runnable);
 const char *ks__strat_name(ks_strategy_t s);
-/* Access points (ctl_strategy.c).  At one, the sleeping threads follow
+/* Access points (ctl_access.c).  At one, the sleeping threads follow
  * the runnable candidates (in id order after self); a sleeper chosen wakes
  * there, virtual time advancing to its wake time. */
 /* KMGR_SCHED_ACCESS_POINTS=1 in the environment (read once). */
