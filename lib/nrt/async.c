@@ -66,8 +66,11 @@ NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callb
 	ks_mutex_lock(&nrt_cb_lock);
 	nrt_cb = callback;
 	nrt_cb_params = params;
-	if (nrt__state() == NRT_STATE_INIT)
+	/* counted in, so that a close does not close the device under it */
+	if (nrt__enter_if_init()) {
 		kmgr_async_exec_set_callback(callback, params);
+		nrt__leave(NRT_SUCCESS);
+	}
 	ks_mutex_unlock(&nrt_cb_lock);
 	return NRT_SUCCESS;
 }
