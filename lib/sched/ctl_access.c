@@ -180,10 +180,14 @@ static void ks_ctl_mem_access(const void *addr)
 	ks__leave();
 }
 
-/* The callbacks clang calls before each instrumented load and store. */
+/* The callbacks clang calls before each instrumented load and store.
+ * nodebug: the calls clang inserts carry no source location, and LLVM's
+ * verifier refuses a call without one to a function that has debug info
+ * once LTO can inline it (the afl preset: afl-clang-lto links lib/sched
+ * and the instrumented layers into one module). */
 #define KS_ACCESS_CALLBACKS(n, type)                                                               \
-	void __sanitizer_cov_load##n(type *addr);                                                  \
-	void __sanitizer_cov_store##n(type *addr);                                                 \
+	void __sanitizer_cov_load##n(type *addr) __attribute__((nodebug));                         \
+	void __sanitizer_cov_store##n(type *addr) __attribute__((nodebug));                        \
 	void __sanitizer_cov_load##n(type *addr)                                                   \
 	{                                                                                          \
 		if (ks_controlled())                                                               \
