@@ -227,10 +227,10 @@ static void tensor_sets(void)
 static void load_execute(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 2, in2, 2, out2, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 2, in2, 2, out2, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 2, .n_out = 2, .in_sizes = {16, 5}, .out_sizes = {16, 7}};
-	nt_io_t host = io;
+	kt_nrt_io_t io = {.n_in = 2, .n_out = 2, .in_sizes = {16, 5}, .out_sizes = {16, 7}};
+	kt_nrt_io_t host = io;
 	uint32_t n = 0;
 
 	nt_init();
@@ -238,23 +238,23 @@ static void load_execute(void)
 	KT_EQ(nrt_get_model_nc_count(m, &n), NRT_SUCCESS);
 	KT_EQ(n, 1);
 	KT_EQ(nrt_get_model_nc_count(m, NULL), NRT_INVALID);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_SUCCESS);
-	nt_io_check(&io);
+	kt_nrt_io_check(&io);
 	KT_EQ(nrt_tensor_memset(io.out[0], 0, 0, 16), NRT_SUCCESS);
 	KT_EQ(nrt_execute_repeat(m, io.in_set, io.out_set, 3), NRT_SUCCESS);
-	nt_io_check(&io);
+	kt_nrt_io_check(&io);
 	/* api-5.2: host tensors work in sync mode (cloned to the device). */
-	nt_io_make(&host, NRT_TENSOR_PLACEMENT_HOST, -1);
+	kt_nrt_io_make(&host, NRT_TENSOR_PLACEMENT_HOST, -1);
 	KT_EQ(nrt_execute(m, host.in_set, host.out_set), NRT_SUCCESS);
-	nt_io_check(&host);
+	kt_nrt_io_check(&host);
 	/* api-5.3: bad arguments are NRT_INVALID. */
 	KT_EQ(nrt_execute_repeat(m, io.in_set, io.out_set, 0), NRT_INVALID);
 	KT_EQ(nrt_execute(NULL, io.in_set, io.out_set), NRT_INVALID);
 	KT_EQ(nrt_execute(m, NULL, io.out_set), NRT_INVALID);
 	KT_EQ(nrt_execute(m, io.in_set, NULL), NRT_INVALID);
-	nt_io_free(&host);
-	nt_io_free(&io);
+	kt_nrt_io_free(&host);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	KT_EQ(nrt_unload(NULL), NRT_INVALID);
 	nrt_close();
@@ -278,14 +278,14 @@ static void capture(void *ctx, klog_level_t level, const char *line)
 static void ifmap_count(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 2, in2, 2, out2, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 2, in2, 2, out2, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {16}, .out_sizes = {16, 7}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {16}, .out_sizes = {16, 7}};
 	emu_accounting_t a;
 
 	nt_init();
 	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	logged[0] = 0;
 	klog_set_sink(capture, NULL);
 	KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_INVALID);
@@ -293,7 +293,7 @@ static void ifmap_count(void)
 	KT_STREQ(logged, "Incorrect number of inputs, expected: 2, received: 1");
 	emu_get_accounting(&a);
 	KT_EQ(a.inflight_execs, 0);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	free(bytes);
@@ -305,7 +305,7 @@ static void ifmap_count(void)
 static void tensor_info(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 2, in2, 2, out2, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 2, in2, 2, out2, &len);
 	nrt_model_t *m = NULL;
 	nrt_tensor_info_array_t *info = NULL;
 	static const char *const names[] = {"in0", "in1", "out0", "out1"};
@@ -341,7 +341,7 @@ static void tensor_info(void)
 static void load_errors(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 2, in2, 2, out2, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 2, in2, 2, out2, &len);
 	uint8_t *multi = NULL;
 	nrt_model_t *m = NULL;
 	uint32_t n = 0;
@@ -356,8 +356,8 @@ static void load_errors(void)
 	KT_ASSERT(m == NULL);
 	nrt_close();
 	free(bytes);
-	bytes = nt_model(2, false, 2, in2, 2, out2, &len);
-	multi = nt_model(3, false, 2, in2, 2, out2, &len);
+	bytes = kt_model_malloc("nt", 2, false, 2, in2, 2, out2, &len);
+	multi = kt_model_malloc("nt", 3, false, 2, in2, 2, out2, &len);
 	setenv("NEURON_RT_VISIBLE_CORES", "0-1", 1);
 	nt_init();
 	KT_EQ(nrt_load(multi, len, -1, -1, &m), NRT_LOAD_NOT_ENOUGH_NC);

@@ -37,28 +37,28 @@ static void wait_calls(int64_t n)
 static void implicit(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 1, in1, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {12}, .out_sizes = {12}};
-	nt_io_t host = io;
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {12}, .out_sizes = {12}};
+	kt_nrt_io_t host = io;
 
 	ks_atomic_store(&cb_calls, 0);
 	KT_EQ(nrt_register_async_exec_callback(on_done, &cb_tag), NRT_SUCCESS);
 	setenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", "4", 1);
 	nt_init();
 	KT_EQ(nrt_load(bytes, len, 0, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	for (int i = 0; i < 3; i++)
 		KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_SUCCESS);
 	wait_calls(3);
 	KT_EQ(ks_atomic_load(&cb_bad), 0);
-	nt_io_check(&io);
+	kt_nrt_io_check(&io);
 	/* async-1.2: implicit async refuses host tensors with NRT_INVALID. */
-	nt_io_make(&host, NRT_TENSOR_PLACEMENT_HOST, -1);
+	kt_nrt_io_make(&host, NRT_TENSOR_PLACEMENT_HOST, -1);
 	KT_EQ(nrt_execute(m, host.in_set, host.out_set), NRT_INVALID);
-	nt_io_free(&host);
+	kt_nrt_io_free(&host);
 	KT_EQ(ks_atomic_load(&cb_calls), 3);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
@@ -85,15 +85,15 @@ static void wait_seq(nrta_seq_t seq)
 static void explicit_schedule(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 1, in1, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {12}, .out_sizes = {12}};
-	nt_io_t host = io;
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {12}, .out_sizes = {12}};
+	kt_nrt_io_t host = io;
 	nrta_seq_t s1 = 0, s2 = 0, last = 0;
 
 	nt_init();
 	KT_EQ(nrt_load(bytes, len, 1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 1);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 1);
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, NULL, &s1), NRT_SUCCESS);
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, NULL, &s2), NRT_SUCCESS);
 	KT_GT(s2, s1);
@@ -101,20 +101,20 @@ static void explicit_schedule(void)
 	wait_seq(s2);
 	KT_EQ(nrta_get_sequence(1, NRTA_XU_COMPUTE, 0, &last), NRT_SUCCESS);
 	KT_GE(last, s2);
-	nt_io_check(&io);
+	kt_nrt_io_check(&io);
 	/* async-2.2: bad arguments, host tensors, other XUs and queues. */
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 1, NULL, &s1), NRT_INVALID);
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, NULL, NULL), NRT_INVALID);
 	KT_EQ(nrta_execute_schedule(NULL, io.in_set, io.out_set, 0, NULL, &s1), NRT_INVALID);
-	nt_io_make(&host, NRT_TENSOR_PLACEMENT_HOST, -1);
+	kt_nrt_io_make(&host, NRT_TENSOR_PLACEMENT_HOST, -1);
 	KT_EQ(nrta_execute_schedule(m, host.in_set, host.out_set, 0, NULL, &s1), NRT_INVALID);
-	nt_io_free(&host);
+	kt_nrt_io_free(&host);
 	KT_EQ(nrta_get_sequence(1, NRTA_XU_TENSOR_READ, 0, &last), NRT_INVALID);
 	KT_EQ(nrta_get_sequence(1, NRTA_XU_COMPUTE, 1, &last), NRT_INVALID);
 	KT_EQ(nrta_get_sequence(99, NRTA_XU_COMPUTE, 0, &last), NRT_INVALID);
 	KT_EQ(nrta_get_sequence(1, NRTA_XU_COMPUTE, 0, NULL), NRT_INVALID);
 	KT_EQ(nrta_is_completed(s2, NULL), NRT_INVALID);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	free(bytes);
@@ -126,9 +126,9 @@ static void explicit_schedule(void)
 static void error_tracker(void)
 {
 	size_t len, n = 99;
-	uint8_t *bytes = nt_model(1, false, 1, in1, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {12}, .out_sizes = {12}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {12}, .out_sizes = {12}};
 	nrta_error_tracker_t *et = NULL;
 	const nrta_error_t *list = NULL;
 	nrta_seq_t s[3];
@@ -139,7 +139,7 @@ static void error_tracker(void)
 	KT_EQ(nrta_error_tracker_create(99, &et), NRT_INVALID);
 	KT_EQ(nrta_error_tracker_create(0, NULL), NRT_INVALID);
 	KT_EQ(nrt_load(bytes, len, 0, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	kfault_set_plan(&plan);
 	for (int i = 0; i < 3; i++)
 		KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, et, &s[i]), NRT_SUCCESS);
@@ -152,7 +152,7 @@ static void error_tracker(void)
 	KT_EQ(nrta_error_tracker_get_list(et, &list, &n), NRT_SUCCESS);
 	KT_EQ(n, 0);
 	KT_EQ(nrta_error_tracker_get_list(NULL, &list, &n), NRT_INVALID);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrta_error_tracker_destroy(et);
 	nrta_error_tracker_destroy(NULL);

@@ -24,7 +24,7 @@ static size_t g_len;
 
 typedef struct hammer {
 	nrt_model_t *m;
-	nt_io_t io;
+	kt_nrt_io_t io;
 	ks_atomic_t *stop;
 	uint64_t ok, closed, other;
 	NRT_STATUS other_rc;
@@ -68,7 +68,7 @@ static uint64_t close_under_load(unsigned hammer_ms)
 		h[i].io.n_in = h[i].io.n_out = 1;
 		h[i].io.in_sizes[0] = in1[0];
 		h[i].io.out_sizes[0] = out1[0];
-		nt_io_make(&h[i].io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+		kt_nrt_io_make(&h[i].io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 		KT_EQ(ks_thread_create(&th[i], "hammer", hammer_thread, &h[i]), 0);
 	}
 	ks_usleep((uint64_t)hammer_ms * 1000);
@@ -85,7 +85,7 @@ static uint64_t close_under_load(unsigned hammer_ms)
 			        i, (unsigned long long)h[i].other, (int)h[i].other_rc);
 		KT_ASSERT(h[i].ok > 0);
 		closed += h[i].closed;
-		nt_io_free(&h[i].io);
+		kt_nrt_io_free(&h[i].io);
 	}
 	KT_ASSERT(closed > 0);
 	return took;
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	}
 	nt_env_clear();
 	unsetenv("KMGR_FAULT");
-	g_bytes = nt_model(1, false, 1, in1, 1, out1, &g_len);
+	g_bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &g_len);
 	KT_CASE("close-1.1 nrt_close returns while 4 threads keep calling", close_returns);
 	free(g_bytes);
 	KT_DONE();

@@ -17,7 +17,7 @@ static NRT_STATUS flow(bool explicit_async)
 	nrt_model_t *m = NULL;
 	nrt_tensor_info_array_t *info = NULL;
 	nrta_error_tracker_t *et = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
 	char name[8];
 	nrta_seq_t seq;
 	bool done = false;
@@ -55,7 +55,7 @@ static NRT_STATUS flow(bool explicit_async)
 		rc = nrta_is_completed(seq, &done);
 out:
 	nrta_error_tracker_destroy(et);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	nrt_free_model_tensor_info(info);
 	if (m && nrt_unload(m) && rc == NRT_SUCCESS)
 		rc = NRT_FAILURE;
@@ -130,16 +130,16 @@ static void exec_status(void)
 	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
 		kfault_plan_t plan = {.n = 1, .e = {{KFAULT_EXEC_STATUS, 0, 1, statuses[i]}}};
 		nrt_model_t *m = NULL;
-		nt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
+		kt_nrt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
 
 		kfault_set_plan(&plan);
 		nt_init();
 		KT_EQ(nrt_load(g_bytes, g_len, -1, -1, &m), NRT_SUCCESS);
-		nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+		kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 		KT_EQ(nrt_execute(m, io.in_set, io.out_set), statuses[i]);
 		KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_SUCCESS);
-		nt_io_check(&io);
-		nt_io_free(&io);
+		kt_nrt_io_check(&io);
+		kt_nrt_io_free(&io);
 		KT_EQ(nrt_unload(m), NRT_SUCCESS);
 		nrt_close();
 		kfault_clear();
@@ -152,16 +152,16 @@ static void exec_delay(void)
 {
 	kfault_plan_t plan = {.n = 1, .e = {{KFAULT_EXEC_DELAY, 0, 1, 50}}};
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
 
 	kfault_set_plan(&plan);
 	nt_init();
 	KT_EQ(nrt_load(g_bytes, g_len, -1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_SUCCESS);
-	nt_io_check(&io);
+	kt_nrt_io_check(&io);
 	KT_EQ(kfault_fired(), 1);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	kfault_clear();
@@ -174,20 +174,20 @@ static void queue_full(void)
 {
 	kfault_plan_t plan = {.n = 1, .e = {{KFAULT_QUEUE_FULL, 0, 1, 0}}};
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 2, .in_sizes = {10}, .out_sizes = {10, 3}};
 	nrta_seq_t seq = 0;
 	bool done = false;
 
 	kfault_set_plan(&plan);
 	nt_init();
 	KT_EQ(nrt_load(g_bytes, g_len, -1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, NULL, &seq), NRT_QUEUE_FULL);
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, NULL, &seq), NRT_SUCCESS);
 	while (!done)
 		KT_EQ(nrta_is_completed(seq, &done), NRT_SUCCESS);
-	nt_io_check(&io);
-	nt_io_free(&io);
+	kt_nrt_io_check(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	kfault_clear();
@@ -198,7 +198,7 @@ int main(void)
 {
 	nt_env_clear();
 	unsetenv("KMGR_FAULT");
-	g_bytes = nt_model(1, true, 1, in1, 2, out2, &g_len);
+	g_bytes = kt_model_malloc("nt", 1, true, 1, in1, 2, out2, &g_len);
 	KT_CASE("fault-1.1 allocation sweep", alloc_sweep);
 	KT_CASE("fault-1.2 nrt sites", nrt_sites);
 	KT_CASE("fault-2.1 execution status", exec_status);

@@ -16,7 +16,7 @@
 static const uint32_t in1[] = {64}, out1[] = {64};
 
 /* The child's checks; its exit status says which one failed (0: all). */
-static int child(nrt_model_t *m, nt_io_t *io)
+static int child(nrt_model_t *m, kt_nrt_io_t *io)
 {
 	uint32_t n = 0;
 
@@ -51,14 +51,14 @@ static int wait_bounded(pid_t pid)
 static void forked_child_refused(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 1, in1, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {64}, .out_sizes = {64}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {64}, .out_sizes = {64}};
 	pid_t pid;
 
 	nt_init();
 	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	fflush(NULL);
 	pid = fork();
 	KT_ASSERT(pid >= 0);
@@ -66,8 +66,8 @@ static void forked_child_refused(void)
 		_exit(child(m, &io));
 	KT_EQ(wait_bounded(pid), 0);
 	KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_SUCCESS);
-	nt_io_check(&io);
-	nt_io_free(&io);
+	kt_nrt_io_check(&io);
+	kt_nrt_io_free(&io);
 	KT_EQ(nrt_unload(m), NRT_SUCCESS);
 	nrt_close();
 	free(bytes);

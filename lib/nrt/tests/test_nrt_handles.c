@@ -21,12 +21,12 @@ static size_t g_len;
 /* Every call that takes a model answers NRT_INVALID_HANDLE for m. */
 static void expect_invalid_model(nrt_model_t *m)
 {
-	nt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {8}, .out_sizes = {8}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {8}, .out_sizes = {8}};
 	nrt_tensor_info_array_t *info = NULL;
 	nrta_seq_t seq = 0;
 	uint32_t n = 77;
 
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_INVALID_HANDLE);
 	KT_EQ(nrt_execute_repeat(m, io.in_set, io.out_set, 3), NRT_INVALID_HANDLE);
 	KT_EQ(nrt_get_model_nc_count(m, &n), NRT_INVALID_HANDLE);
@@ -35,7 +35,7 @@ static void expect_invalid_model(nrt_model_t *m)
 	KT_ASSERT(info == NULL);
 	KT_EQ(nrta_execute_schedule(m, io.in_set, io.out_set, 0, NULL, &seq), NRT_INVALID_HANDLE);
 	KT_EQ(nrt_unload(m), NRT_INVALID_HANDLE);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 }
 
 /* handle-1.1: after nrt_unload the handle is stale: a second unload, an
@@ -44,7 +44,7 @@ static void expect_invalid_model(nrt_model_t *m)
 static void after_unload(void)
 {
 	nrt_model_t *m = NULL, *live = NULL, *more[STALE_RELOADS];
-	nt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {8}, .out_sizes = {8}};
+	kt_nrt_io_t io = {.n_in = 1, .n_out = 1, .in_sizes = {8}, .out_sizes = {8}};
 
 	nt_init();
 	KT_EQ(nrt_load(g_bytes, g_len, -1, -1, &live), NRT_SUCCESS);
@@ -58,10 +58,10 @@ static void after_unload(void)
 		KT_EQ(nrt_unload(more[i]), NRT_SUCCESS);
 	}
 	expect_invalid_model(m);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	KT_EQ(nrt_execute(live, io.in_set, io.out_set), NRT_SUCCESS);
-	nt_io_check(&io);
-	nt_io_free(&io);
+	kt_nrt_io_check(&io);
+	kt_nrt_io_free(&io);
 	nrt_close();
 	kt_assert_accounting_zero();
 }
@@ -173,7 +173,7 @@ int main(void)
 {
 	nt_env_clear();
 	unsetenv("KMGR_FAULT");
-	g_bytes = nt_model(1, false, 1, in1, 1, out1, &g_len);
+	g_bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &g_len);
 	KT_CASE("handle-1.1 stale model handle", after_unload);
 	KT_CASE("handle-1.2 foreign model pointer", foreign);
 	KT_CASE("handle-1.3 two threads unload one handle", two_unloaders);

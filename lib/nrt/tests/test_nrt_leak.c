@@ -17,9 +17,9 @@ static const uint32_t in2[] = {9, 4}, out1[] = {9};
 static void sync_sequence(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, true, 2, in2, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, true, 2, in2, 1, out1, &len);
 	nrt_model_t *a = NULL, *b = NULL;
-	nt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
+	kt_nrt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
 	nrt_tensor_info_array_t *info = NULL;
 	nrt_tensor_t *lone = NULL;
 	kfault_plan_t plan = {.n = 1, .e = {{KFAULT_EXEC_STATUS, 0, 2, 1003}}};
@@ -29,7 +29,7 @@ static void sync_sequence(void)
 	KT_EQ(nrt_load(bytes, len, 0, -1, &a), NRT_SUCCESS);
 	KT_EQ(nrt_load(bytes, len, 1, -1, &b), NRT_SUCCESS);
 	KT_NE(nrt_load(bytes, len - 1, -1, -1, &b), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	KT_EQ(nrt_execute(a, io.in_set, io.out_set), NRT_SUCCESS);
 	KT_EQ(nrt_execute(a, io.in_set, io.out_set), NRT_EXEC_COMPLETED_WITH_NUM_ERR);
 	KT_EQ(nrt_get_model_tensor_info(b, &info), NRT_SUCCESS);
@@ -40,7 +40,7 @@ static void sync_sequence(void)
 	nrt_close();
 	kfault_clear();
 	KT_EQ(nrt_free_model_tensor_info(info), NRT_SUCCESS);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	nrt_tensor_free(&lone);
 	free(bytes);
 	kt_assert_accounting_zero();
@@ -66,9 +66,9 @@ static void on_done(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_
 static void implicit_sequence(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 2, in2, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 2, in2, 1, out1, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
+	kt_nrt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
 	kfault_plan_t plan = {.n = 1, .e = {{KFAULT_EXEC_DELAY, 0, 1, 100000}}};
 
 	ks_atomic_store(&cb_calls, 0);
@@ -77,7 +77,7 @@ static void implicit_sequence(void)
 	kfault_set_plan(&plan);
 	nt_init();
 	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	for (int i = 0; i < 6; i++)
 		KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_SUCCESS);
 	nrt_close();
@@ -85,7 +85,7 @@ static void implicit_sequence(void)
 	KT_EQ(ks_atomic_load(&cb_calls), 6);
 	unsetenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS");
 	KT_EQ(nrt_register_async_exec_callback(NULL, NULL), NRT_SUCCESS);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	free(bytes);
 	kt_assert_accounting_zero();
 }
@@ -96,16 +96,16 @@ static void implicit_sequence(void)
 static void explicit_sequence(void)
 {
 	size_t len;
-	uint8_t *bytes = nt_model(1, false, 2, in2, 1, out1, &len);
+	uint8_t *bytes = kt_model_malloc("nt", 1, false, 2, in2, 1, out1, &len);
 	nrt_model_t *m = NULL;
-	nt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
+	kt_nrt_io_t io = {.n_in = 2, .n_out = 1, .in_sizes = {9, 4}, .out_sizes = {9}};
 	nrta_error_tracker_t *et = NULL;
 	nrta_seq_t seq;
 
 	nt_init();
 	KT_EQ(nrta_error_tracker_create(0, &et), NRT_SUCCESS);
 	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
-	nt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
+	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
 	for (int i = 0; i < 4; i++) {
 		NRT_STATUS rc =
 		    nrta_execute_schedule(m, io.in_set, io.out_set, 0, i % 2 ? et : NULL, &seq);
@@ -114,7 +114,7 @@ static void explicit_sequence(void)
 	}
 	nrt_close();
 	nrta_error_tracker_destroy(et);
-	nt_io_free(&io);
+	kt_nrt_io_free(&io);
 	free(bytes);
 	kt_assert_accounting_zero();
 }

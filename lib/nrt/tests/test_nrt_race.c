@@ -116,7 +116,7 @@ int main(void)
 {
 	nt_env_clear();
 	unsetenv("KMGR_FAULT");
-	g_bytes = nt_model(1, false, 1, in1, 1, out1, &g_len);
+	g_bytes = kt_model_malloc("nt", 1, false, 1, in1, 1, out1, &g_len);
 	KT_CASE("race-1.1 nrt_unload vs nrt_close", unload_vs_close);
 	KT_CASE("race-1.2 nrt_unload vs nrt_close, free-running", unload_vs_close_free);
 	free(g_bytes);
