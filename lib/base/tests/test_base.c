@@ -9,6 +9,7 @@
 #include "base/kfault.h"
 #include "base/klog.h"
 #include "ktest.h"
+#include "ktest_log.h"
 
 /* base-1.1: kalloc counts live bytes and blocks exactly and kfree returns
  * them; the memory is zeroed. */
@@ -158,25 +159,17 @@ static void fault_site_table(void)
 	}
 }
 
-static char captured[512];
-static void capture(void *ctx, klog_level_t level, const char *line)
-{
-	(void)ctx;
-	snprintf(captured + strlen(captured), sizeof(captured) - strlen(captured), "%d:%s|",
-	         (int)level, line);
-}
-
 /* base-3.1: the level filters and a sink captures exactly what passes. */
 static void log_sink(void)
 {
-	klog_set_sink(capture, NULL);
-	klog_set_level(KLOG_WARN);
+	kt_log_capture(KLOG_WARN);
 	klog_debug("hidden %d", 1);
 	klog_warn("Failed to find model: %u", 7u);
 	klog_set_level(KLOG_DEBUG);
 	klog_debug("Unloading %u", 7u);
 	klog_set_sink(NULL, NULL);
-	KT_STREQ(captured, "1:Failed to find model: 7|3:Unloading 7|");
+	KT_STREQ(kt_log_text(), "Failed to find model: 7\nUnloading 7\n");
+	KT_STREQ(kt_log_levels(), "13");
 }
 
 /* base-3.2: a filter sees the level and the format string before the line
@@ -191,9 +184,7 @@ static bool only_freed(klog_level_t level, const char *fmt)
 
 static void log_filter(void)
 {
-	captured[0] = 0;
-	klog_set_sink(capture, NULL);
-	klog_set_level(KLOG_WARN);
+	kt_log_capture(KLOG_WARN);
 	klog_set_filter(only_freed);
 	klog_error("model %u not found", 3u);
 	klog_error("tensor %s freed twice", "x");
@@ -203,7 +194,8 @@ static void log_filter(void)
 	klog_error("model %u not found", 4u);
 	klog_set_sink(NULL, NULL);
 	KT_EQ(filter_calls, 3); /* the debug line is dropped by the level first */
-	KT_STREQ(captured, "0:tensor x freed twice|0:model 4 not found|");
+	KT_STREQ(kt_log_text(), "tensor x freed twice\nmodel 4 not found\n");
+	KT_STREQ(kt_log_levels(), "00");
 }
 
 int main(void)

@@ -69,7 +69,7 @@ static void ctl_engines(void)
 
 int main(void)
 {
-	klog_set_level(KLOG_ERROR);
+	kt_log_errors_only();
 	KT_CASE("ctl-1 engines under the controlled scheduler", ctl_engines);
 	KT_DONE();
 }

@@ -330,7 +330,7 @@ static void fault_fail_nth_sweep(void)
 
 int main(void)
 {
-	klog_set_level(KLOG_ERROR);
+	kt_log_errors_only();
 	KT_CASE("fault-1 failed allocations", fault_alloc_sites);
 	KT_CASE("fault-2 completion status", fault_exec_status);
 	KT_CASE("fault-3 completion delay", fault_exec_delay);

@@ -2,8 +2,8 @@
  * kt_kmgr.h - what the facade's tests share: bring the device and the
  * facade up and down, build a small model container, build tensor sets
  * (device or host), check outputs against the device's formula, compare
- * accounting snapshots, capture the log.  The container builder and the
- * expected outputs are lib/ktest's (ktest_model.h).
+ * accounting snapshots.  The container builder, the expected outputs
+ * and the log capture are lib/ktest's (ktest_model.h, ktest_log.h).
  */
 #ifndef KT_KMGR_H
 #define KT_KMGR_H
@@ -20,6 +20,7 @@
 #include "kmgr/dlr.h"
 #include "kmgr/kmgr.h"
 #include "ktest.h"
+#include "ktest_log.h"
 #include "ktest_model.h"
 #include "model/kmodel.h"
 #include "sched/ksched.h"
@@ -154,52 +155,6 @@ static inline void kt_acct_eq(const emu_accounting_t *a, const emu_accounting_t 
 	KT_EQ(a->objects, b->objects);
 	KT_EQ(a->staged_models, b->staged_models);
 	KT_EQ(a->async_marks, b->async_marks);
-}
-
-/* ---- log capture ---- */
-typedef struct kt_log {
-	ks_mutex_t m;
-	char buf[1 << 16];
-	size_t len;
-} kt_log_t;
-
-static kt_log_t kt_log_buf = {.m = KS_MUTEX_INITIALIZER};
-
-static inline void kt_log_sink(void *ctx, klog_level_t level, const char *line)
-{
-	kt_log_t *l = ctx;
-	int n;
-
-	(void)level;
-	ks_mutex_lock(&l->m);
-	n = snprintf(l->buf + l->len, sizeof(l->buf) - l->len, "%s\n", line);
-	if (n > 0 && l->len + (size_t)n < sizeof(l->buf))
-		l->len += (size_t)n;
-	ks_mutex_unlock(&l->m);
-}
-
-static inline void kt_log_capture(klog_level_t level)
-{
-	kt_log_buf.len = 0;
-	kt_log_buf.buf[0] = 0;
-	klog_set_level(level);
-	klog_set_sink(kt_log_sink, &kt_log_buf);
-}
-
-static inline void kt_log_release(void)
-{
-	klog_set_sink(NULL, NULL);
-	klog_set_level(KLOG_WARN);
-}
-
-static inline bool kt_log_has(const char *text)
-{
-	bool has;
-
-	ks_mutex_lock(&kt_log_buf.m);
-	has = strstr(kt_log_buf.buf, text) != NULL;
-	ks_mutex_unlock(&kt_log_buf.m);
-	return has;
 }
 
 static inline void kt_fault_alloc(uint32_t site, uint32_t nth)

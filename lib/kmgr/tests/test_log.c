@@ -8,9 +8,9 @@
 /* Position of the first occurrence of text at or after from, or -1. */
 static long find_from(const char *text, long from)
 {
-	const char *p = from < 0 ? NULL : strstr(kt_log_buf.buf + from, text);
+	const char *p = from < 0 ? NULL : strstr(kt_log_text() + from, text);
 
-	return p ? p - kt_log_buf.buf : -1;
+	return p ? p - kt_log_text() : -1;
 }
 
 /* kmgr_log-1: the load -> exec -> unload sequence at debug. */
@@ -34,7 +34,7 @@ static void case_sequence(void)
 		snprintf(line, sizeof(line), fmt[i], h.id);
 		pos = find_from(line, pos);
 		if (pos < 0)
-			KT_FAIL("missing or out of order: \"%s\" in:\n%s", line, kt_log_buf.buf);
+			KT_FAIL("missing or out of order: \"%s\" in:\n%s", line, kt_log_text());
 	}
 	kt_log_release();
 }

@@ -1,8 +1,8 @@
 /*
  * model_fixture.h - what the lib/model tests share: a reference container
- * with known offsets, a log sink that counts and keeps rejection lines, and
- * a checksum fixer so a test can change one field and still get past the
- * CRC to the check it aims at.
+ * with known offsets, rejection lines read from the log captured with
+ * ktest_log.h, and a checksum fixer so a test can change one field and
+ * still get past the CRC to the check it aims at.
  */
 #ifndef MODEL_FIXTURE_H
 #define MODEL_FIXTURE_H
@@ -15,6 +15,7 @@
 #include "base/kfault.h"
 #include "base/klog.h"
 #include "ktest.h"
+#include "ktest_log.h"
 #include "model/kmodel.h"
 
 /* Offsets in the reference container (header, then "in0" f32 1x4x8 input,
@@ -33,25 +34,6 @@ enum {
 	REF_CRC = 158,
 	REF_LEN = 162,
 };
-
-static int fx_lines;
-static char fx_last[512];
-
-static inline void fx_sink(void *ctx, klog_level_t level, const char *line)
-{
-	(void)ctx;
-	(void)level;
-	fx_lines++;
-	snprintf(fx_last, sizeof(fx_last), "%s", line);
-}
-
-static inline void fx_log_reset(void)
-{
-	klog_set_level(KLOG_WARN);
-	klog_set_sink(fx_sink, NULL);
-	fx_lines = 0;
-	fx_last[0] = 0;
-}
 
 static inline kmodel_t *fx_ref_model(void)
 {
@@ -115,14 +97,14 @@ static inline void fx_expect_reject(const uint8_t *b, size_t len, NRT_STATUS wan
 	kmodel_t *m = (kmodel_t *)1;
 	char quoted[80];
 
-	fx_log_reset();
+	kt_log_capture(KLOG_WARN);
 	KT_EQ(kmodel_parse(b, len, &m), want);
 	KT_ASSERT(m == NULL);
 	KT_EQ(kalloc_live_count(), live);
-	KT_EQ(fx_lines, 1);
+	KT_EQ(kt_log_lines(), 1);
 	snprintf(quoted, sizeof(quoted), "bad field '%s'", field);
-	if (!strstr(fx_last, quoted))
-		KT_FAIL("log line \"%s\" does not name %s", fx_last, quoted);
+	if (!strstr(kt_log_last(), quoted))
+		KT_FAIL("log line \"%s\" does not name %s", kt_log_last(), quoted);
 }
 
 #endif /* MODEL_FIXTURE_H */

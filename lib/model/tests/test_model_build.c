@@ -141,7 +141,7 @@ static void t_new_rejects(void)
 {
 	char name[80];
 
-	fx_log_reset();
+	kt_log_capture(KLOG_WARN);
 	KT_ASSERT(kmodel_new(NULL, 1, false) == NULL);
 	KT_ASSERT(kmodel_new("", 1, false) == NULL);
 	KT_ASSERT(kmodel_new("tab\there", 1, false) == NULL);
@@ -150,7 +150,7 @@ static void t_new_rejects(void)
 	KT_ASSERT(kmodel_new(name, 1, false) == NULL);
 	KT_ASSERT(kmodel_new("m", 0, false) == NULL);
 	KT_ASSERT(kmodel_new("m", 257, false) == NULL);
-	KT_EQ(fx_lines, 5); /* NULL is an API misuse, not a field: no line */
+	KT_EQ(kt_log_lines(), 5); /* NULL is an API misuse, not a field: no line */
 	KT_EQ(kalloc_live_count(), 0);
 }
 
@@ -192,7 +192,7 @@ static void t_serialize_rejects(void)
 	uint8_t *b = (uint8_t *)1;
 	size_t len = 1;
 
-	fx_log_reset();
+	kt_log_capture(KLOG_WARN);
 	m->tensors[0].size++;
 	KT_EQ(kmodel_serialize(m, &b, &len), NRT_INVALID);
 	KT_ASSERT(b == NULL && len == 0);
@@ -214,7 +214,7 @@ static void t_serialize_rejects(void)
 	m->nkbin = 0;
 	KT_EQ(kmodel_serialize(m, &b, &len), NRT_INVALID);
 	m->nkbin = 2;
-	KT_EQ(fx_lines, 7);
+	KT_EQ(kt_log_lines(), 7);
 	KT_EQ(kmodel_serialize(NULL, &b, &len), NRT_INVALID);
 	KT_EQ(kmodel_serialize(m, NULL, &len), NRT_INVALID);
 	round_trip(m);
@@ -258,6 +258,6 @@ int main(void)
 	KT_CASE("build-1.6 kmodel_add_tensor rejects", t_add_rejects);
 	KT_CASE("build-1.7 kmodel_serialize rejects", t_serialize_rejects);
 	KT_CASE("build-1.8 CRC-32 known answers", t_crc32_known_answers);
-	klog_set_sink(NULL, NULL);
+	kt_log_release();
 	KT_DONE();
 }

@@ -144,14 +144,13 @@ static void t_sweep_any(void)
 
 int main(void)
 {
-	klog_set_level(KLOG_ERROR);
-	fx_log_reset();
+	kt_log_capture(KLOG_WARN);
 	KT_CASE("fault-1.300 model.parse", t_site_300);
 	KT_CASE("fault-1.301 model.tensors", t_site_301);
 	KT_CASE("fault-1.302 model.build", t_site_302);
 	KT_CASE("fault-1.303 model.new", t_site_303);
 	KT_CASE("fault-1.304 model.new_tensors", t_site_304);
 	KT_CASE("fault-2.1 sweep any site", t_sweep_any);
-	klog_set_sink(NULL, NULL);
+	kt_log_release();
 	KT_DONE();
 }

@@ -36,9 +36,9 @@ static void t_reference(void)
 	uint8_t *b = fx_ref_bytes(&len);
 	kmodel_t *m;
 
-	fx_log_reset();
+	kt_log_capture(KLOG_WARN);
 	KT_EQ(kmodel_parse(b, len, &m), 0);
-	KT_EQ(fx_lines, 0);
+	KT_EQ(kt_log_lines(), 0);
 	KT_STREQ(m->name, "ref");
 	KT_EQ(m->nkbin, 2);
 	KT_EQ(m->has_cc, 1);
@@ -179,10 +179,10 @@ static void t_truncate_everywhere(void)
 		kmodel_t *m = NULL;
 
 		memcpy(p, b, n);
-		fx_log_reset();
+		kt_log_capture(KLOG_WARN);
 		KT_EQ(kmodel_parse(p, n, &m), NRT_INVALID);
 		KT_ASSERT(m == NULL);
-		KT_EQ(fx_lines, 1);
+		KT_EQ(kt_log_lines(), 1);
 		KT_EQ(kalloc_live_count(), live);
 		free(p);
 	}
@@ -198,11 +198,11 @@ static int parse_canonical(const uint8_t *b, size_t len)
 	size_t olen;
 	NRT_STATUS rc;
 
-	fx_log_reset();
+	kt_log_capture(KLOG_WARN);
 	rc = kmodel_parse(b, len, &m);
 	if (rc) {
 		KT_ASSERT(m == NULL);
-		KT_EQ(fx_lines, 1);
+		KT_EQ(kt_log_lines(), 1);
 		KT_EQ(kalloc_live_count(), live);
 		return 0;
 	}
@@ -276,6 +276,6 @@ int main(void)
 	KT_CASE("parse-2.1 truncate everywhere", t_truncate_everywhere);
 	KT_CASE("parse-2.2 flip everywhere", t_flip_everywhere);
 	KT_CASE("parse-2.3 mutate", t_mutate);
-	klog_set_sink(NULL, NULL);
+	kt_log_release();
 	KT_DONE();
 }

@@ -262,16 +262,6 @@ static void load_execute(void)
 	kt_assert_accounting_zero();
 }
 
-static char logged[512];
-
-static void capture(void *ctx, klog_level_t level, const char *line)
-{
-	(void)ctx;
-	(void)level;
-	if (!logged[0])
-		snprintf(logged, sizeof(logged), "%s", line);
-}
-
 /* api-5.4: an input set with fewer tensors than the model's inputs is
  * refused with NRT_INVALID by the API's own count check, before the facade
  * is asked (its binder would refuse too, with another message). */
@@ -286,11 +276,10 @@ static void ifmap_count(void)
 	nt_init();
 	KT_EQ(nrt_load(bytes, len, -1, -1, &m), NRT_SUCCESS);
 	kt_nrt_io_make(&io, NRT_TENSOR_PLACEMENT_DEVICE, 0);
-	logged[0] = 0;
-	klog_set_sink(capture, NULL);
+	kt_log_capture(klog_get_level());
 	KT_EQ(nrt_execute(m, io.in_set, io.out_set), NRT_INVALID);
 	klog_set_sink(NULL, NULL);
-	KT_STREQ(logged, "Incorrect number of inputs, expected: 2, received: 1");
+	KT_STREQ(kt_log_first(), "Incorrect number of inputs, expected: 2, received: 1");
 	emu_get_accounting(&a);
 	KT_EQ(a.inflight_execs, 0);
 	kt_nrt_io_free(&io);
