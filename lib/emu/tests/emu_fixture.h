@@ -15,6 +15,7 @@
 #include "emu/emu_int.h"
 #include "ktest.h"
 #include "ktest_emu.h"
+#include "ktest_fault.h"
 #include "ktest_log.h"
 
 #define ET_ARENA (1u << 20)

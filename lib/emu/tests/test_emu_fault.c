@@ -311,18 +311,24 @@ out:
 /* fault-6: failing the n-th allocation of a whole session, for every n
  * until the session runs clean, never crashes and always ends with the
  * accounting at zero (syzkaller's fail_nth). */
+static int session_body(void *ctx)
+{
+	(void)ctx;
+	session();
+	return 0;
+}
+
+static void session_check(void *ctx, const kt_faultsim_run_t *run)
+{
+	(void)ctx;
+	(void)run;
+	kt_assert_accounting_zero();
+}
+
 static void fault_fail_nth_sweep(void)
 {
-	uint32_t n;
+	uint32_t n = kt_faultsim(KFAULT_SITE_ANY, 1000, session_body, session_check, NULL);
 
-	for (n = 1; n < 1000; n++) {
-		kfault_set_plan(&(kfault_plan_t){1, {{KFAULT_FAIL_ALLOC, KFAULT_SITE_ANY, n, 0}}});
-		session();
-		kt_assert_accounting_zero();
-		if (!kfault_fired())
-			break;
-	}
-	kfault_clear();
 	fprintf(stderr, "swept %u allocations\n", n - 1);
 	KT_GT(n, 10);
 	KT_LT(n, 1000);

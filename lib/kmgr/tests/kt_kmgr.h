@@ -2,8 +2,9 @@
  * kt_kmgr.h - what the facade's tests share: bring the device and the
  * facade up and down, build a small model container, build tensor sets
  * (device or host), check outputs against the device's formula, compare
- * accounting snapshots.  The container builder, the expected outputs
- * and the log capture are lib/ktest's (ktest_model.h, ktest_log.h).
+ * accounting snapshots.  The container builder, the expected outputs,
+ * the log capture and the fault plans are lib/ktest's (ktest_model.h,
+ * ktest_log.h, ktest_fault.h).
  */
 #ifndef KT_KMGR_H
 #define KT_KMGR_H
@@ -20,6 +21,7 @@
 #include "kmgr/dlr.h"
 #include "kmgr/kmgr.h"
 #include "ktest.h"
+#include "ktest_fault.h"
 #include "ktest_log.h"
 #include "ktest_model.h"
 #include "model/kmodel.h"
@@ -155,14 +157,6 @@ static inline void kt_acct_eq(const emu_accounting_t *a, const emu_accounting_t 
 	KT_EQ(a->objects, b->objects);
 	KT_EQ(a->staged_models, b->staged_models);
 	KT_EQ(a->async_marks, b->async_marks);
-}
-
-static inline void kt_fault_alloc(uint32_t site, uint32_t nth)
-{
-	kfault_plan_t plan = {.n = 1};
-
-	plan.e[0] = (kfault_entry_t){KFAULT_FAIL_ALLOC, site, nth, 0};
-	kfault_set_plan(&plan);
 }
 
 #endif /* KT_KMGR_H */

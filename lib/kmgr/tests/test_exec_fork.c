@@ -51,35 +51,47 @@ static void case_sync_device(void)
 /* kmgr_exec-3.3: failing the n-th allocation anywhere along a host-tensor
  * execution fails the call cleanly: accounting back where it was, no
  * reference kept; the sweep ends with a run where nothing was injected. */
+typedef struct exec_run {
+	kt_io_t io;
+	uint32_t n;
+	emu_accounting_t before; /* taken by the body, before the execution */
+} exec_run_t;
+
+static int exec_body(void *ctx)
+{
+	exec_run_t *r = ctx;
+
+	emu_get_accounting(&r->before); /* does not allocate */
+	return kmgr_exec(h, r->io.in, r->io.out, ++r->n);
+}
+
+static void exec_check(void *ctx, const kt_faultsim_run_t *run)
+{
+	exec_run_t *r = ctx;
+	emu_accounting_t after;
+
+	emu_get_accounting(&after);
+	kt_acct_eq(&r->before, &after);
+	if (run->fired == 0)
+		KT_EQ(run->rc, NRT_SUCCESS);
+	else
+		KT_NE(run->rc, NRT_SUCCESS);
+}
+
 static void case_error_edges(void)
 {
-	emu_accounting_t before, after;
+	exec_run_t r = {.n = 0};
 	dlr_model *m;
-	kt_io_t io;
-	NRT_STATUS rc;
 	uint32_t n;
 
-	kt_io_make(&io, NRT_TENSOR_PLACEMENT_HOST, -1, 2, 1, 16);
-	for (n = 1; n < 100; n++) {
-		emu_get_accounting(&before);
-		kt_fault_alloc(KFAULT_SITE_ANY, n);
-		rc = kmgr_exec(h, io.in, io.out, n);
-		uint64_t fired = kfault_fired();
-		kfault_clear();
-		emu_get_accounting(&after);
-		kt_acct_eq(&before, &after);
-		if (fired == 0) {
-			KT_EQ(rc, NRT_SUCCESS);
-			break;
-		}
-		KT_NE(rc, NRT_SUCCESS);
-	}
+	kt_io_make(&r.io, NRT_TENSOR_PLACEMENT_HOST, -1, 2, 1, 16);
+	n = kt_faultsim(KFAULT_SITE_ANY, 100, exec_body, exec_check, &r);
 	KT_GT(n, 3); /* in clone, out clone, tracker at least */
 	m = db_get_nn_ref_count(h);
 	KT_EQ(dlr_model_peek_ref_count(m), 1);
 	nn_ref_decrement(m);
-	kt_io_check(&io);
-	kt_io_free(&io);
+	kt_io_check(&r.io);
+	kt_io_free(&r.io);
 }
 
 /* kmgr_exec-3.4: a stale or never-issued handle is NRT_INVALID_HANDLE. */

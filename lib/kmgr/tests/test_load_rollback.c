@@ -6,38 +6,51 @@
  */
 #include "kt_kmgr.h"
 
+typedef struct load_run {
+	uint8_t *b;
+	size_t len;
+	int32_t start, count;
+	emu_accounting_t before; /* taken by the body, before the load */
+	uint32_t last;
+	H_NN h;
+} load_run_t;
+
+static int load_body(void *ctx)
+{
+	load_run_t *r = ctx;
+
+	emu_get_accounting(&r->before); /* neither allocates */
+	r->last = kmgr_last_nn_id();
+	return kmgr_load_nn(r->b, r->len, r->start, r->count, &r->h);
+}
+
+static void load_check(void *ctx, const kt_faultsim_run_t *run)
+{
+	load_run_t *r = ctx;
+	emu_accounting_t after;
+
+	if (run->rc == NRT_SUCCESS) {
+		KT_EQ(kmgr_unload_nn(r->h), NRT_SUCCESS);
+		emu_get_accounting(&after);
+		kt_acct_eq(&r->before, &after);
+		return;
+	}
+	KT_NE(run->fired, 0);
+	KT_EQ(kmgr_last_nn_id(), r->last);
+	emu_get_accounting(&after);
+	kt_acct_eq(&r->before, &after);
+}
+
 static void sweep(uint32_t nkbin, bool has_cc, int32_t start, int32_t count)
 {
-	emu_accounting_t before, after;
-	size_t len;
-	uint8_t *b = kt_model_bytes("rb", nkbin, has_cc, 3, 2, 32, &len);
-	uint32_t n, last;
-	NRT_STATUS rc;
-	H_NN h;
+	load_run_t r = {.start = start, .count = count};
+	uint32_t n;
 
-	for (n = 1; n < 200; n++) {
-		emu_get_accounting(&before);
-		last = kmgr_last_nn_id();
-		kt_fault_alloc(KFAULT_SITE_ANY, n);
-		rc = kmgr_load_nn(b, len, start, count, &h);
-		uint64_t fired = kfault_fired();
-		kfault_clear();
-		if (rc == NRT_SUCCESS) {
-			KT_EQ(kmgr_unload_nn(h), NRT_SUCCESS);
-			emu_get_accounting(&after);
-			kt_acct_eq(&before, &after);
-			if (fired == 0)
-				break;
-			continue;
-		}
-		KT_NE(fired, 0);
-		KT_EQ(kmgr_last_nn_id(), last);
-		emu_get_accounting(&after);
-		kt_acct_eq(&before, &after);
-	}
+	r.b = kt_model_bytes("rb", nkbin, has_cc, 3, 2, 32, &r.len);
+	n = kt_faultsim(KFAULT_SITE_ANY, 200, load_body, load_check, &r);
 	KT_GT(n, 5);
 	KT_LT(n, 200);
-	kfree(b);
+	kfree(r.b);
 }
 
 /* kmgr_load_rollback-1: every allocation of a single-core load. */

@@ -15,6 +15,7 @@
 #include "base/kfault.h"
 #include "base/klog.h"
 #include "ktest.h"
+#include "ktest_fault.h"
 #include "ktest_log.h"
 #include "model/kmodel.h"
 

@@ -7,13 +7,6 @@
  */
 #include "model_fixture.h"
 
-static void fail_nth(kfault_site_t site, uint32_t nth)
-{
-	kfault_plan_t p = {.n = 1, .e = {{KFAULT_FAIL_ALLOC, (uint32_t)site, nth, 0}}};
-
-	kfault_set_plan(&p);
-}
-
 static void parse_fails_at(kfault_site_t site)
 {
 	size_t len;
@@ -21,7 +14,7 @@ static void parse_fails_at(kfault_site_t site)
 	int64_t live = kalloc_live_count();
 	kmodel_t *m = (kmodel_t *)1;
 
-	fail_nth(site, 1);
+	kt_fault_alloc(site, 1);
 	KT_EQ(kmodel_parse(b, len, &m), NRT_FAIL_HOST_MEM_ALLOC);
 	KT_EQ(kfault_fired(), 1);
 	kfault_clear();
@@ -52,7 +45,7 @@ static void t_site_302(void)
 	uint8_t *b = (uint8_t *)1;
 	size_t len = 1;
 
-	fail_nth(KFAULT_MODEL_BUILD, 1);
+	kt_fault_alloc(KFAULT_MODEL_BUILD, 1);
 	KT_EQ(kmodel_serialize(m, &b, &len), NRT_FAIL_HOST_MEM_ALLOC);
 	KT_EQ(kfault_fired(), 1);
 	kfault_clear();
@@ -66,7 +59,7 @@ static void t_site_303(void)
 {
 	int64_t live = kalloc_live_count();
 
-	fail_nth(KFAULT_MODEL_NEW, 1);
+	kt_fault_alloc(KFAULT_MODEL_NEW, 1);
 	KT_ASSERT(kmodel_new("m", 1, false) == NULL);
 	KT_EQ(kfault_fired(), 1);
 	kfault_clear();
@@ -81,7 +74,7 @@ static void t_site_304(void)
 	kmodel_t *m = fx_ref_model();
 	int64_t live = kalloc_live_count();
 
-	fail_nth(KFAULT_MODEL_NEW_TENSORS, 1);
+	kt_fault_alloc(KFAULT_MODEL_NEW_TENSORS, 1);
 	KT_EQ(kmodel_add_tensor(m, "x", NRT_TENSOR_USAGE_INPUT, NRT_DTYPE_UINT8, 1, s),
 	      NRT_FAIL_HOST_MEM_ALLOC);
 	KT_EQ(kfault_fired(), 1);
@@ -120,24 +113,29 @@ static NRT_STATUS build_and_parse(void)
 /* fault-2.1: fail the n-th allocation at any site, n = 1, 2, ... until a
  * run injects nothing: each failing run answers NRT_FAIL_HOST_MEM_ALLOC and
  * leaves nothing live (SQLite's do_faultsim_test). */
+static void sweep_check(void *ctx, const kt_faultsim_run_t *run)
+{
+	const int64_t *live = ctx;
+
+	if (run->fired == 0) {
+		KT_EQ(run->rc, 0);
+		return;
+	}
+	KT_EQ(run->rc, NRT_FAIL_HOST_MEM_ALLOC);
+	KT_EQ(kalloc_live_count(), *live);
+}
+
+static int sweep_body(void *ctx)
+{
+	(void)ctx;
+	return build_and_parse();
+}
+
 static void t_sweep_any(void)
 {
 	int64_t live = kalloc_live_count();
-	uint32_t n;
+	uint32_t n = kt_faultsim(KFAULT_SITE_ANY, UINT32_MAX, sweep_body, sweep_check, &live);
 
-	for (n = 1;; n++) {
-		NRT_STATUS rc;
-
-		fail_nth(KFAULT_SITE_ANY, n);
-		rc = build_and_parse();
-		if (kfault_fired() == 0) {
-			KT_EQ(rc, 0);
-			break;
-		}
-		KT_EQ(rc, NRT_FAIL_HOST_MEM_ALLOC);
-		KT_EQ(kalloc_live_count(), live);
-	}
-	kfault_clear();
 	/* six allocations: new, 2 tensor growths, serialize, parse record and array */
 	KT_EQ(n - 1, 6);
 }

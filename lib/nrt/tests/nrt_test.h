@@ -21,6 +21,7 @@
 #include "emu/emu.h"
 #include "ktest.h"
 #include "ktest_emu.h"
+#include "ktest_fault.h"
 #include "ktest_log.h"
 #include "ktest_model.h"
 #include "model/kmodel.h"

@@ -66,27 +66,29 @@ out:
 /* fault-1.1: failing the n-th host or device allocation anywhere, for every
  * n until no fault fires: the flow fails with a status (never a crash),
  * nothing leaks, and the same flow then succeeds. */
+static int flow_body(void *ctx)
+{
+	(void)ctx;
+	return flow(true);
+}
+
+static void flow_check(void *ctx, const kt_faultsim_run_t *run)
+{
+	(void)ctx;
+	if (run->fired == 0) {
+		KT_EQ(run->rc, NRT_SUCCESS);
+		return;
+	}
+	KT_NE(run->rc, NRT_SUCCESS);
+	kt_assert_accounting_zero();
+	KT_EQ(flow(true), NRT_SUCCESS);
+	kt_assert_accounting_zero();
+}
+
 static void alloc_sweep(void)
 {
-	uint32_t n;
+	uint32_t n = kt_faultsim(KFAULT_SITE_ANY, 2000, flow_body, flow_check, NULL);
 
-	for (n = 1; n < 2000; n++) {
-		kfault_plan_t plan = {.n = 1, .e = {{KFAULT_FAIL_ALLOC, KFAULT_SITE_ANY, n, 0}}};
-		NRT_STATUS rc;
-
-		kfault_set_plan(&plan);
-		rc = flow(true);
-		if (kfault_fired() == 0) {
-			KT_EQ(rc, NRT_SUCCESS);
-			break;
-		}
-		kfault_clear();
-		KT_NE(rc, NRT_SUCCESS);
-		kt_assert_accounting_zero();
-		KT_EQ(flow(true), NRT_SUCCESS);
-		kt_assert_accounting_zero();
-	}
-	kfault_clear();
 	fprintf(stderr, "fault-1.1: failed each of %u allocations in turn\n", n - 1);
 	KT_GT(n, 10); /* the flow has many allocation sites */
 	KT_LT(n, 2000);
