@@ -4,18 +4,14 @@
  * prints its node table, and every bad argument or file gives exactly one
  * line on stderr and exit status 2.  Run as: test BINARY SCRATCH_DIR.
  */
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/kalloc.h"
 #include "ktest.h"
+#include "ktest_spawn.h"
 #include "model/kmodel.h"
-
-extern char **environ;
 
 static const char *tool, *dir;
 static char out_path[512], err_path[512], model_path[512];
@@ -25,33 +21,25 @@ static char out_text[8192], err_text[8192];
  * KMGR_FAULT; stdout and stderr land in out_text and err_text. */
 static int run_env(const char *fault, const char *const *args)
 {
-	char *argv[32], *envp[64], fault_env[128];
-	posix_spawn_file_actions_t fa;
-	int n = 0, e = 0, status;
-	pid_t pid;
+	char fault_env[128];
+	kt_spawn_t s = {.prog = tool,
+	                .out_path = out_path,
+	                .err_path = err_path,
+	                .out = out_text,
+	                .err = err_text,
+	                .out_cap = sizeof(out_text),
+	                .err_cap = sizeof(err_text),
+	                .env_drop = "KMGR_FAULT=",
+	                .env_add = NULL};
+	int rc;
 
-	argv[n++] = (char *)tool;
-	for (; *args; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	for (char **p = environ; *p && e < 60; p++)
-		if (strncmp(*p, "KMGR_FAULT=", 11) != 0)
-			envp[e++] = *p;
 	if (fault) {
 		snprintf(fault_env, sizeof(fault_env), "KMGR_FAULT=%s", fault);
-		envp[e++] = fault_env;
+		s.env_add = fault_env;
 	}
-	envp[e] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	KT_EQ(posix_spawn(&pid, tool, &fa, NULL, argv, envp), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	KT_EQ(waitpid(pid, &status, 0), pid);
-	kt_slurp(out_path, out_text, sizeof(out_text));
-	kt_slurp(err_path, err_text, sizeof(err_text));
-	KT_ASSERT(WIFEXITED(status)); /* a signal (crash, sanitizer abort) is never right */
-	return WEXITSTATUS(status);
+	rc = kt_spawn(&s, args);
+	kt_assert_no_sanitizer(err_text);
+	return rc;
 }
 
 #define RUN(...) run_env(NULL, (const char *const[]){__VA_ARGS__, NULL})

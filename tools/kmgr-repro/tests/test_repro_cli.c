@@ -7,17 +7,13 @@
  * is known.  Run as: test BINARY SCRATCH_DIR.
  */
 #include <dirent.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ktest.h"
-
-extern char **environ;
+#include "ktest_spawn.h"
 
 static const char *tool, *dir;
 static char out_path[512], err_path[512], path_env[4096];
@@ -27,32 +23,19 @@ static char out_text[1 << 16], err_text[1 << 16];
  * binary lives there); stdout and stderr land in out_text / err_text. */
 static int run(const char *const *args)
 {
-	char *argv[32], *envp[128];
-	posix_spawn_file_actions_t fa;
-	int n = 0, e = 0, status;
-	pid_t pid;
+	kt_spawn_t s = {.prog = tool,
+	                .out_path = out_path,
+	                .err_path = err_path,
+	                .out = out_text,
+	                .err = err_text,
+	                .out_cap = sizeof(out_text),
+	                .err_cap = sizeof(err_text),
+	                .env_drop = "PATH=",
+	                .env_add = path_env};
+	int rc = kt_spawn(&s, args);
 
-	argv[n++] = (char *)tool;
-	for (; *args && n < 31; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	for (char **p = environ; *p && e < 120; p++)
-		if (strncmp(*p, "PATH=", 5) != 0)
-			envp[e++] = *p;
-	envp[e++] = path_env;
-	envp[e] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	KT_EQ(posix_spawn(&pid, tool, &fa, NULL, argv, envp), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	KT_EQ(waitpid(pid, &status, 0), pid);
-	kt_slurp(out_path, out_text, sizeof(out_text));
-	kt_slurp(err_path, err_text, sizeof(err_text));
-	KT_ASSERT(WIFEXITED(status)); /* a signal (crash, sanitizer abort) is never right */
-	KT_ASSERT(!strstr(err_text, "Sanitizer"));
-	KT_ASSERT(!strstr(err_text, "runtime error"));
-	return WEXITSTATUS(status);
+	kt_assert_no_sanitizer(err_text);
+	return rc;
 }
 
 #define RUN(...) run((const char *const[]){__VA_ARGS__, NULL})
