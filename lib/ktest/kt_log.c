@@ -18,7 +18,7 @@ static struct {
 	char levels[1024];
 	size_t nlevels;
 	char first[KT_LOG_LINE], last[KT_LOG_LINE];
-	int lines, passed;
+	ks_atomic_t lines, passed;
 } kt_log = {.m = KS_MUTEX_INITIALIZER};
 
 static const char *const kt_level_names[] = {"error", "warn", "info", "debug"};
@@ -33,8 +33,8 @@ static void kt_log_reset(const char *expect)
 	kt_log.levels[0] = 0;
 	kt_log.first[0] = 0;
 	kt_log.last[0] = 0;
-	kt_log.lines = 0;
-	kt_log.passed = 0;
+	ks_atomic_store_quiet(&kt_log.lines, 0);
+	ks_atomic_store_quiet(&kt_log.passed, 0);
 	ks_mutex_unlock(&kt_log.m);
 }
 
@@ -53,7 +53,7 @@ static void kt_log_capture_sink(void *ctx, klog_level_t level, const char *line)
 		kt_log.levels[kt_log.nlevels++] = (char)('0' + (int)level);
 		kt_log.levels[kt_log.nlevels] = 0;
 	}
-	if (!kt_log.lines++)
+	if (ks_atomic_add_quiet(&kt_log.lines, 1) == 0)
 		snprintf(kt_log.first, sizeof(kt_log.first), "%s", line);
 	snprintf(kt_log.last, sizeof(kt_log.last), "%s", line);
 	ks_mutex_unlock(&kt_log.m);
@@ -66,10 +66,7 @@ static void kt_log_expect_sink(void *ctx, klog_level_t level, const char *line)
 	(void)ctx;
 	ks_mutex_lock(&kt_log.m);
 	expected = strstr(line, kt_log.expect) != NULL;
-	if (expected)
-		kt_log.lines++;
-	else
-		kt_log.passed++;
+	ks_atomic_add_quiet(expected ? &kt_log.lines : &kt_log.passed, 1);
 	ks_mutex_unlock(&kt_log.m);
 	if (!expected && (unsigned)level < sizeof(kt_level_names) / sizeof(kt_level_names[0]))
 		fprintf(stderr, "kmgr %s: %s\n", kt_level_names[level], line);
@@ -134,20 +131,10 @@ const char *kt_log_last(void)
 
 int kt_log_lines(void)
 {
-	int n;
-
-	ks_mutex_lock(&kt_log.m);
-	n = kt_log.lines;
-	ks_mutex_unlock(&kt_log.m);
-	return n;
+	return (int)ks_atomic_load_quiet(&kt_log.lines);
 }
 
 int kt_log_passed(void)
 {
-	int n;
-
-	ks_mutex_lock(&kt_log.m);
-	n = kt_log.passed;
-	ks_mutex_unlock(&kt_log.m);
-	return n;
+	return (int)ks_atomic_load_quiet(&kt_log.passed);
 }
