@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,10 +13,19 @@
 
 extern char **environ;
 
-int kt_spawn(const kt_spawn_t *s, const char *const *args)
+void kt_spawn_init(kt_spawn_t *s, const char *prog, const char *dir)
+{
+	s->prog = prog;
+	mkdir(dir, 0755);
+	snprintf(s->out_path, sizeof(s->out_path), "%s/stdout", dir);
+	snprintf(s->err_path, sizeof(s->err_path), "%s/stderr", dir);
+	s->out[0] = s->err[0] = 0;
+}
+
+int kt_spawn(kt_spawn_t *s, const char *const *args, const char *env_drop, const char *env_add)
 {
 	size_t nargs = 0, nenv = 0, n = 0, e = 0;
-	size_t drop = s->env_drop ? strlen(s->env_drop) : 0;
+	size_t drop = env_drop ? strlen(env_drop) : 0;
 	posix_spawn_file_actions_t fa;
 	char **argv, **envp;
 	int status;
@@ -32,10 +42,10 @@ int kt_spawn(const kt_spawn_t *s, const char *const *args)
 	for (; *args; args++)
 		argv[n++] = (char *)*args;
 	for (char **p = environ; *p; p++)
-		if (!drop || strncmp(*p, s->env_drop, drop) != 0)
+		if (!drop || strncmp(*p, env_drop, drop) != 0)
 			envp[e++] = *p;
-	if (s->env_add)
-		envp[e++] = (char *)s->env_add;
+	if (env_add)
+		envp[e++] = (char *)env_add;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, s->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_addopen(&fa, 2, s->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -44,8 +54,8 @@ int kt_spawn(const kt_spawn_t *s, const char *const *args)
 	free(argv);
 	free(envp);
 	KT_EQ(waitpid(pid, &status, 0), pid);
-	kt_slurp(s->out_path, s->out, s->out_cap);
-	kt_slurp(s->err_path, s->err, s->err_cap);
+	kt_slurp(s->out_path, s->out, sizeof(s->out));
+	kt_slurp(s->err_path, s->err, sizeof(s->err));
 	KT_ASSERT(WIFEXITED(status)); /* a signal (crash, sanitizer abort) is never right */
 	return WEXITSTATUS(status);
 }

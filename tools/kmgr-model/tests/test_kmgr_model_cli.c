@@ -14,31 +14,20 @@
 #include "model/kmodel.h"
 
 static const char *tool, *dir;
-static char out_path[512], err_path[512], model_path[512];
-static char out_text[8192], err_text[8192];
+static char model_path[512];
+static kt_spawn_t cli;
 
 /* Run the tool with argv (NULL-terminated, without argv[0]) and an optional
- * KMGR_FAULT; stdout and stderr land in out_text and err_text. */
+ * KMGR_FAULT; stdout and stderr land in cli.out and cli.err. */
 static int run_env(const char *fault, const char *const *args)
 {
 	char fault_env[128];
-	kt_spawn_t s = {.prog = tool,
-	                .out_path = out_path,
-	                .err_path = err_path,
-	                .out = out_text,
-	                .err = err_text,
-	                .out_cap = sizeof(out_text),
-	                .err_cap = sizeof(err_text),
-	                .env_drop = "KMGR_FAULT=",
-	                .env_add = NULL};
 	int rc;
 
-	if (fault) {
+	if (fault)
 		snprintf(fault_env, sizeof(fault_env), "KMGR_FAULT=%s", fault);
-		s.env_add = fault_env;
-	}
-	rc = kt_spawn(&s, args);
-	kt_assert_no_sanitizer(err_text);
+	rc = kt_spawn(&cli, args, "KMGR_FAULT=", fault ? fault_env : NULL);
+	kt_assert_no_sanitizer(cli.err);
 	return rc;
 }
 
@@ -48,9 +37,9 @@ static int run_env(const char *fault, const char *const *args)
 #define EXPECT_BAD(...)                                                                            \
 	do {                                                                                       \
 		KT_EQ(RUN(__VA_ARGS__), 2);                                                        \
-		KT_EQ(kt_count_lines(err_text), 1);                                                \
-		KT_EQ(strncmp(err_text, "kmgr-model: ", 12), 0);                                   \
-		KT_EQ(out_text[0], 0);                                                             \
+		KT_EQ(kt_count_lines(cli.err), 1);                                                 \
+		KT_EQ(strncmp(cli.err, "kmgr-model: ", 12), 0);                                    \
+		KT_EQ(cli.out[0], 0);                                                              \
 	} while (0)
 
 static kmodel_t *load(const char *path)
@@ -75,7 +64,7 @@ static void t_create(void)
 	KT_EQ(RUN("create", "-o", model_path, "--name", "net", "--cores", "4", "--cc", "--input",
 	          "in:0:f16:2x3", "--output", "y:u64:7", "--input", "ids:i32:1x2x3x4x5x6x7x8"),
 	      0);
-	KT_EQ(err_text[0], 0);
+	KT_EQ(cli.err[0], 0);
 	m = load(model_path);
 	KT_STREQ(m->name, "net");
 	KT_EQ(m->nkbin, 4);
@@ -95,15 +84,15 @@ static void t_create(void)
 static void t_show(void)
 {
 	KT_EQ(RUN("show", model_path), 0);
-	KT_EQ(err_text[0], 0);
-	KT_ASSERT(strstr(out_text, "name:     net\n"));
-	KT_ASSERT(strstr(out_text, "nkbin:    4\n"));
-	KT_ASSERT(strstr(out_text, "cc:       yes\n"));
-	KT_ASSERT(strstr(out_text, "uuid:     "));
-	KT_ASSERT(strstr(out_text, "    0  in:0  input   f16    2x3"));
-	KT_ASSERT(strstr(out_text, "    1  y     output  u64    7                     56\n"));
-	KT_ASSERT(strstr(out_text, "1x2x3x4x5x6x7x8       161280\n"));
-	KT_EQ(kt_count_lines(out_text), 10); /* 6 header lines, the column titles, 3 rows */
+	KT_EQ(cli.err[0], 0);
+	KT_ASSERT(strstr(cli.out, "name:     net\n"));
+	KT_ASSERT(strstr(cli.out, "nkbin:    4\n"));
+	KT_ASSERT(strstr(cli.out, "cc:       yes\n"));
+	KT_ASSERT(strstr(cli.out, "uuid:     "));
+	KT_ASSERT(strstr(cli.out, "    0  in:0  input   f16    2x3"));
+	KT_ASSERT(strstr(cli.out, "    1  y     output  u64    7                     56\n"));
+	KT_ASSERT(strstr(cli.out, "1x2x3x4x5x6x7x8       161280\n"));
+	KT_EQ(kt_count_lines(cli.out), 10); /* 6 header lines, the column titles, 3 rows */
 }
 
 /* cli-1.3: every bad argument is one line on stderr and exit 2. */
@@ -156,13 +145,13 @@ static void t_bad_files(void)
 	fwrite(buf, 1, n - 10, f); /* cuts the last tensor record */
 	fclose(f);
 	EXPECT_BAD("show", bad);
-	KT_ASSERT(strstr(err_text, "bad field 'tensor["));
+	KT_ASSERT(strstr(cli.err, "bad field 'tensor["));
 	buf[n - 1] ^= 1;
 	f = fopen(bad, "wb");
 	fwrite(buf, 1, n, f);
 	fclose(f);
 	EXPECT_BAD("show", bad);
-	KT_ASSERT(strstr(err_text, "bad field 'checksum'"));
+	KT_ASSERT(strstr(cli.err, "bad field 'checksum'"));
 	f = fopen(bad, "wb");
 	fwrite(buf, 1, sizeof(buf), f);
 	fclose(f);
@@ -176,12 +165,12 @@ static void t_help_and_sites(void)
 	size_t n;
 
 	KT_EQ(RUN("--help"), 0);
-	KT_ASSERT(strstr(out_text, "usage: kmgr-model create"));
+	KT_ASSERT(strstr(cli.out, "usage: kmgr-model create"));
 	KT_EQ(RUN("--list-fault-sites"), 0);
 	kfault_sites(&n);
-	KT_EQ(kt_count_lines(out_text), (int)n);
-	KT_ASSERT(strstr(out_text, "\n300 model.parse the parsed model record\n"));
-	KT_ASSERT(strstr(out_text, "\n301 model.tensors "));
+	KT_EQ(kt_count_lines(cli.out), (int)n);
+	KT_ASSERT(strstr(cli.out, "\n300 model.parse the parsed model record\n"));
+	KT_ASSERT(strstr(cli.out, "\n301 model.tensors "));
 }
 
 /* cli-1.6: KMGR_FAULT reaches the tool: an injected allocation failure is
@@ -189,29 +178,29 @@ static void t_help_and_sites(void)
 static void t_fault_env(void)
 {
 	KT_EQ(run_env("alloc:model.parse:1", (const char *const[]){"show", model_path, NULL}), 1);
-	KT_EQ(kt_count_lines(err_text), 1);
+	KT_EQ(kt_count_lines(cli.err), 1);
 	KT_EQ(run_env("alloc:model.build:1",
 	              (const char *const[]){"create", "-o", model_path, "--input", "a:f32:1",
 	                                    "--output", "b:f32:1", NULL}),
 	      1);
-	KT_EQ(kt_count_lines(err_text), 1);
+	KT_EQ(kt_count_lines(cli.err), 1);
 	KT_EQ(run_env("nonsense", (const char *const[]){"show", model_path, NULL}), 2);
-	KT_EQ(kt_count_lines(err_text), 1);
+	KT_EQ(kt_count_lines(cli.err), 1);
 	/* growing the tensor array: out of memory too, not a rejected argument */
 	KT_EQ(run_env("alloc:model.new_tensors:1",
 	              (const char *const[]){"create", "-o", model_path, "--input", "a:f32:1",
 	                                    "--output", "b:f32:1", NULL}),
 	      1);
-	KT_EQ(kt_count_lines(err_text), 1);
-	KT_ASSERT(strstr(err_text, "out of memory"));
+	KT_EQ(kt_count_lines(cli.err), 1);
+	KT_ASSERT(strstr(cli.err, "out of memory"));
 }
 
 /* cli-1.7: an unknown short option inside a group is the one named. */
 static void t_short_group(void)
 {
 	KT_EQ(RUN("create", "-zq"), 2);
-	KT_ASSERT(strstr(err_text, "unknown option '-z'"));
-	KT_EQ(kt_count_lines(err_text), 1);
+	KT_ASSERT(strstr(cli.err, "unknown option '-z'"));
+	KT_EQ(kt_count_lines(cli.err), 1);
 }
 
 int main(int argc, char **argv)
@@ -222,9 +211,7 @@ int main(int argc, char **argv)
 	}
 	tool = argv[1];
 	dir = argv[2];
-	mkdir(dir, 0755);
-	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	kt_spawn_init(&cli, tool, dir);
 	snprintf(model_path, sizeof(model_path), "%s/cli.kmodel", dir);
 	KT_CASE("cli-1.1 create", t_create);
 	KT_CASE("cli-1.2 show", t_show);

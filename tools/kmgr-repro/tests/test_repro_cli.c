@@ -16,25 +16,16 @@
 #include "ktest_spawn.h"
 
 static const char *tool, *dir;
-static char out_path[512], err_path[512], path_env[4096];
-static char out_text[1 << 16], err_text[1 << 16];
+static char path_env[4096];
+static kt_spawn_t cli;
 
 /* Runs the tool with PATH starting at the scratch dir (the fake stress
- * binary lives there); stdout and stderr land in out_text / err_text. */
+ * binary lives there); stdout and stderr land in cli.out / cli.err. */
 static int run(const char *const *args)
 {
-	kt_spawn_t s = {.prog = tool,
-	                .out_path = out_path,
-	                .err_path = err_path,
-	                .out = out_text,
-	                .err = err_text,
-	                .out_cap = sizeof(out_text),
-	                .err_cap = sizeof(err_text),
-	                .env_drop = "PATH=",
-	                .env_add = path_env};
-	int rc = kt_spawn(&s, args);
+	int rc = kt_spawn(&cli, args, "PATH=", path_env);
 
-	kt_assert_no_sanitizer(err_text);
+	kt_assert_no_sanitizer(cli.err);
 	return rc;
 }
 
@@ -43,8 +34,8 @@ static int run(const char *const *args)
 #define EXPECT_BAD(...)                                                                            \
 	do {                                                                                       \
 		KT_EQ(RUN(__VA_ARGS__), 2);                                                        \
-		KT_EQ(kt_count_lines(err_text), 1);                                                \
-		KT_EQ(strncmp(err_text, "kmgr-repro", 10), 0);                                     \
+		KT_EQ(kt_count_lines(cli.err), 1);                                                 \
+		KT_EQ(strncmp(cli.err, "kmgr-repro", 10), 0);                                      \
 	} while (0)
 
 static const char *scratch(const char *name)
@@ -78,11 +69,11 @@ static void t_help(void)
 	static const char *const cmds[] = {"show", "replay", "minimize", "emit-c", "triage"};
 
 	KT_EQ(RUN("--help"), 0);
-	KT_ASSERT(strstr(out_text, "usage: kmgr-repro"));
+	KT_ASSERT(strstr(cli.out, "usage: kmgr-repro"));
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		KT_EQ(RUN(cmds[i], "--help"), 0);
-		KT_ASSERT(strstr(out_text, "usage: kmgr-repro "));
-		KT_EQ(err_text[0], 0);
+		KT_ASSERT(strstr(cli.out, "usage: kmgr-repro "));
+		KT_EQ(cli.err[0], 0);
 	}
 }
 
@@ -169,7 +160,7 @@ static void t_random(void)
 		KT_ASSERT(rc == 0 || (rc == 2 && !strcmp(t, "model_parse")));
 	}
 	KT_EQ(RUN("triage", scratch("rnd"), "--timeout", "20"), 0);
-	KT_ASSERT(strstr(out_text, "10 file(s)"));
+	KT_ASSERT(strstr(cli.out, "10 file(s)"));
 }
 
 /* A stand-in stress binary: prints an ASan-style report whose project
@@ -211,10 +202,10 @@ static void t_replay_stress(void)
 	                  "THIS_FILE`\nbinary stress_fake\nwhy check failed\nseed 7\n");
 	fake_stress("report");
 	KT_EQ(RUN("show", repro), 0);
-	KT_ASSERT(strstr(out_text, "stress repro file of stress_fake"));
+	KT_ASSERT(strstr(cli.out, "stress repro file of stress_fake"));
 	KT_EQ(RUN("replay", repro, "--times", "3"), 0);
-	KT_ASSERT(strstr(out_text, "reproduced 3/3: heap-use-after-free in exec_sync < kmgr_exec "
-	                           "< op_exec\n"));
+	KT_ASSERT(strstr(cli.out, "reproduced 3/3: heap-use-after-free in exec_sync < kmgr_exec "
+	                          "< op_exec\n"));
 }
 
 /* repro-1.6: the time limit kills a hung child: signature "timeout". */
@@ -222,7 +213,7 @@ static void t_timeout(void)
 {
 	fake_stress("sleep");
 	KT_EQ(RUN("replay", scratch("fake.repro"), "--timeout", "1"), 0);
-	KT_ASSERT(strstr(out_text, "reproduced 1/1: timeout\n"));
+	KT_ASSERT(strstr(cli.out, "reproduced 1/1: timeout\n"));
 }
 
 /* repro-1.10: a report after 3 MB of output (past the 1 MiB capture) is
@@ -233,8 +224,8 @@ static void t_long_output(void)
 {
 	fake_stress("long");
 	KT_EQ(RUN("replay", scratch("fake.repro")), 0);
-	KT_ASSERT(strstr(out_text, "reproduced 1/1: heap-use-after-free in exec_sync < kmgr_exec "
-	                           "< op_exec\n"));
+	KT_ASSERT(strstr(cli.out, "reproduced 1/1: heap-use-after-free in exec_sync < kmgr_exec "
+	                          "< op_exec\n"));
 }
 
 /* repro-1.7: triage buckets by signature, counts, smallest file first. */
@@ -247,11 +238,11 @@ static void t_triage(void)
 	write_file(scratch("tri/empty"), "", 0, false);
 	fake_stress("report");
 	KT_EQ(RUN("triage", scratch("tri")), 0);
-	KT_ASSERT(strstr(out_text, "    2  heap-use-after-free in exec_sync < kmgr_exec < op_exec"
-	                           "  smallest: "));
-	KT_ASSERT(strstr(out_text, "tri/b.repro"));
-	KT_ASSERT(strstr(out_text, "    1  (unusable file)"));
-	KT_ASSERT(strstr(out_text, "3 file(s), 2 bucket(s)"));
+	KT_ASSERT(strstr(cli.out, "    2  heap-use-after-free in exec_sync < kmgr_exec < op_exec"
+	                          "  smallest: "));
+	KT_ASSERT(strstr(cli.out, "tri/b.repro"));
+	KT_ASSERT(strstr(cli.out, "    1  (unusable file)"));
+	KT_ASSERT(strstr(cli.out, "3 file(s), 2 bucket(s)"));
 }
 
 /* One kept test: emit-c --shared-prelude of the input its header names
@@ -339,13 +330,13 @@ static void t_usage_child(void)
 	write_text(repro, "binary stress_fake\nthreads zzz\n");
 	fake_stress("usage");
 	EXPECT_BAD("replay", repro, "--times", "3");
-	KT_ASSERT(strstr(err_text, "usage error of the child: stress_fake: threads 'zzz'"));
-	KT_ASSERT(!strstr(out_text, "reproduced"));
+	KT_ASSERT(strstr(cli.err, "usage error of the child: stress_fake: threads 'zzz'"));
+	KT_ASSERT(!strstr(cli.out, "reproduced"));
 	mkdir(scratch("tri-usage"), 0755);
 	write_text(scratch("tri-usage/bad.repro"), "binary stress_fake\nthreads zzz\n");
 	KT_EQ(RUN("triage", scratch("tri-usage")), 0);
-	KT_ASSERT(strstr(out_text, "    1  (unusable file)  smallest: "));
-	KT_ASSERT(strstr(out_text, "1 file(s), 1 bucket(s)"));
+	KT_ASSERT(strstr(cli.out, "    1  (unusable file)  smallest: "));
+	KT_ASSERT(strstr(cli.out, "1 file(s), 1 bucket(s)"));
 }
 
 int main(int argc, char **argv)
@@ -356,9 +347,7 @@ int main(int argc, char **argv)
 	}
 	tool = argv[1];
 	dir = argv[2];
-	mkdir(dir, 0755);
-	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	kt_spawn_init(&cli, tool, dir);
 	snprintf(path_env, sizeof(path_env), "PATH=%s:%s", dir,
 	         getenv("PATH") ? getenv("PATH") : "");
 	KT_CASE("repro-1.1 help", t_help);
