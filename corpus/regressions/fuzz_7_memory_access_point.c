@@ -19,7 +19,7 @@
  *   t1 exec slot=0 in=dev out=dev repeat=1
  *   t0 load slot=0 tmpl=0 start=-1 count=-1
  *   t1 get_sequence lnc=0 xu=3 queue=0
- *   t1 badargs slot=3 what=5
+ *   t1 badargs slot=3 what=io_count_no_result
  *   t1 unload_all
  *   t0 exec slot=0 in=dev out=dev repeat=1
  *   sched 07 10 12 03 00 06 00 00 90 00 00 00 00 03 01 90 90 90 90 90 90 91 7a 90 90 90 90 90 90
@@ -40,7 +40,7 @@ static void thread_1(void)
 	kh_load(1, 1, &(kh_args_t){.slot = 0, .model = 0 /* u8x64 */, .start = 3, .count = 4});
 	kh_exec(2, 1, &(kh_args_t){.slot = 0, .in = KPROG_PLACE_DEV, .out = KPROG_PLACE_DEV, .repeat = 1});
 	kh_get_sequence(4, 1, &(kh_args_t){.lnc = 0, .xu = 3, .queue = 0});
-	kh_badargs(5, 1, &(kh_args_t){.slot = 3, .what = 5});
+	kh_badargs(5, 1, &(kh_args_t){.slot = 3, .what = KH_BAD_IO_COUNT_NO_RESULT});
 	kh_unload_all(6, 1, &(kh_args_t){0});
 }
 

@@ -10,7 +10,7 @@
  *   t0 load slot=0 tmpl=1 start=1 count=1
  *   t0 load slot=0 tmpl=3 start=-1 count=1
  *   t0 unload_all
- *   t0 stale slot=3 what=3
+ *   t0 stale slot=3 what=profiling
  *   t3 exec slot=3 in=missing out=missing repeat=4
  *   t3 exec slot=3 in=missing out=dev repeat=2
  *   t0 unload slot=0
@@ -27,7 +27,7 @@ static void thread_0(void)
 	kh_load(0, 0, &(kh_args_t){.slot = 0, .model = 1 /* two_io */, .start = 1, .count = 1});
 	kh_load(1, 0, &(kh_args_t){.slot = 0, .model = 3 /* lnc2 */, .start = -1, .count = 1});
 	kh_unload_all(2, 0, &(kh_args_t){0});
-	kh_stale(3, 0, &(kh_args_t){.slot = 3, .what = 3});
+	kh_stale(3, 0, &(kh_args_t){.slot = 3, .what = KH_STALE_PROFILING});
 	kh_unload(6, 0, &(kh_args_t){.slot = 0});
 	kh_unload(7, 0, &(kh_args_t){.slot = 0});
 	kh_unload(8, 0, &(kh_args_t){.slot = 0});

@@ -12,7 +12,7 @@
  *   t0 nrt_exec slot=0 in=dev out=dev repeat=3
  *   t0 nrt_exec slot=0 in=dev out=dev repeat=1
  *   t0 nrt_load slot=0 model=0 start=-1 count=-1
- *   t0 nrt_meta slot=0 what=1 old=0
+ *   t0 nrt_meta slot=0 what=tensor_info old=0
  *   t2 nrt_unload slot=0 old=0
  *   t0 is_valid_ifmap slot=0 name=0
  *   sched 00 02 01 00 02 01 02 00 02 00 01 02 00 02 00
@@ -26,7 +26,7 @@ static void thread_0(void)
 	kh_nrt_exec(2, 0, &(kh_args_t){.slot = 0, .in = KPROG_PLACE_DEV, .out = KPROG_PLACE_DEV, .repeat = 3});
 	kh_nrt_exec(3, 0, &(kh_args_t){.slot = 0, .in = KPROG_PLACE_DEV, .out = KPROG_PLACE_DEV, .repeat = 1});
 	kh_nrt_load(4, 0, &(kh_args_t){.slot = 0, .model = 0, .start = -1, .count = -1});
-	kh_nrt_meta(5, 0, &(kh_args_t){.slot = 0, .what = 1, .old = 0});
+	kh_nrt_meta(5, 0, &(kh_args_t){.slot = 0, .what = KH_NRT_TENSOR_INFO, .old = 0});
 	kh_is_valid_ifmap(7, 0, &(kh_args_t){.slot = 0, .name = 0});
 }
 

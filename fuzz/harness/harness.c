@@ -648,19 +648,6 @@ KH_FACADE_OP(kh_nc_info)(unsigned op, unsigned thread, const kh_args_t *a)
 
 /* ---- wrong handles and wrong arguments -------------------------------- */
 
-/* STALE's what: the entry point an unloaded id goes to. */
-enum kh_stale_call {
-	KH_STALE_EXEC,
-	KH_STALE_IFMAP_COUNT,
-	KH_STALE_UNLOAD,
-	KH_STALE_PROFILING,
-	KH_STALE_TENSOR_INFO,
-	KH_STALE_VALID_IFMAP,
-	KH_STALE_IO_COUNT,
-	KH_STALE_SCHEDULE,
-	KH_STALE_MAC_COUNT, /* and every larger value */
-};
-
 /* One of nine entry points with id h; what selects it. */
 static NRT_STATUS kh_call_with(H_NN h, int what)
 {
@@ -715,20 +702,6 @@ KH_FACADE_OP(kh_stale)(unsigned op, unsigned thread, const kh_args_t *a)
 	if (rc == NRT_SUCCESS)
 		oracle_fail("stale-handle", "op %u: unloaded id %u accepted", op, h.id);
 }
-
-/* BADARGS's what: the wrong argument a loaded model is called with. */
-enum kh_bad_call {
-	KH_BAD_EXEC_NO_INPUT,
-	KH_BAD_EXEC_NO_OUTPUT,
-	KH_BAD_TENSOR_INFO_NO_NAME,
-	KH_BAD_VALID_IFMAP_NO_RESULT,
-	KH_BAD_IFMAP_COUNT_NO_RESULT,
-	KH_BAD_IO_COUNT_NO_RESULT,
-	KH_BAD_LOAD_NO_BYTES,
-	KH_BAD_SCHEDULE_OTHER_CORE,
-	KH_BAD_SCHEDULE_NO_SEQ,
-	KH_BAD_NC_INFO_NO_RESULT, /* and every larger value */
-};
 
 /* A NULL or mismatched argument on a loaded model (what selects it). */
 static NRT_STATUS kh_call_badly(const kh_slot_t *s, int what, nrt_tensor_set_t *set)
@@ -972,14 +945,6 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 }
 
 /* NRT_META's what (prog/kinds.c: 0..5). */
-enum kh_nrt_meta_what {
-	KH_NRT_NC_COUNT,    /* nrt_get_model_nc_count */
-	KH_NRT_TENSOR_INFO, /* nrt_get_model_tensor_info */
-	KH_NRT_NULL_ARGS,   /* NULL arguments beside the handle */
-	KH_NRT_BAD_EXEC,    /* no tensor sets, a repeat count of 0 */
-	KH_NRT_INFO_TWICE,  /* a tensor-info array freed twice */
-	KH_NRT_COUNTS,      /* the core counts, a second nrt_init */
-};
 
 /* The model's core count or its tensor descriptions through the handle. */
 static NRT_STATUS kh_nrt_meta_call(unsigned op, nrt_model_t *m, const kh_args_t *a,

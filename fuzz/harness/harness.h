@@ -56,6 +56,16 @@ typedef struct kh_args {
 	int16_t fw, visible, core, inflight; /* nrt_init: framework, env forms */
 } kh_args_t;
 
+/* The `what` selectors (prog/prog.h lists them, with their names):
+ * STALE's, the entry point an unloaded id goes to; BADARGS's, the wrong
+ * argument a loaded model is called with; nrt_meta's, the public call on
+ * the slot's handle.  The last of each also stands for every larger value. */
+#define KH_ENUM(id, name) id,
+enum kh_stale_call { KPROG_STALE_WHATS(KH_ENUM) };
+enum kh_bad_call { KPROG_BAD_WHATS(KH_ENUM) };
+enum kh_nrt_meta_what { KPROG_NRT_META_WHATS(KH_ENUM) };
+#undef KH_ENUM
+
 /* One operation: op is its index in the program (reports, tensor data),
  * thread the logical thread that runs it. */
 typedef void (*kh_op_fn)(unsigned op, unsigned thread, const kh_args_t *a);

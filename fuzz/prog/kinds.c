@@ -2,6 +2,7 @@
  * kinds.c - the operation table: names and argument fields of every
  * operation kind, the one place decode, encode, print and parse agree on.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "prog.h"
@@ -23,6 +24,14 @@
 		NULL, 0, 0                                                                         \
 	}
 
+#define KPROG_NAME(id, name)  name,
+#define KPROG_IDENT(id, name) #id,
+static const char *const stale_names[] = {KPROG_STALE_WHATS(KPROG_NAME)};
+static const char *const stale_idents[] = {KPROG_STALE_WHATS(KPROG_IDENT)};
+static const char *const bad_names[] = {KPROG_BAD_WHATS(KPROG_NAME)};
+static const char *const bad_idents[] = {KPROG_BAD_WHATS(KPROG_IDENT)};
+static const char *const meta_names[] = {KPROG_NRT_META_WHATS(KPROG_NAME)};
+static const char *const meta_idents[] = {KPROG_NRT_META_WHATS(KPROG_IDENT)};
 static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_LOAD] = {"load",
                   true,
@@ -95,5 +104,59 @@ int kprog_kind_lookup(const char *name)
 	for (unsigned i = 0; i < KOP__COUNT; i++)
 		if (strcmp(kinds[i].name, name) == 0)
 			return (int)i;
+	return -1;
+}
+
+/* The selector fields: field 1 (what) of each, named by a list of
+ * prog.h; a list covers its field's whole range (checked below). */
+static const struct {
+	unsigned kind;
+	const char *const *names, *const *idents;
+	int n;
+} selectors[] = {
+    {KOP_STALE, stale_names, stale_idents, (int)(sizeof(stale_names) / sizeof(stale_names[0]))},
+    {KOP_BADARGS, bad_names, bad_idents, (int)(sizeof(bad_names) / sizeof(bad_names[0]))},
+    {KOP_NRT_META, meta_names, meta_idents, (int)(sizeof(meta_names) / sizeof(meta_names[0]))},
+};
+
+/* The list naming field f of kind, NULL when it is a number. */
+static const char *const *selector(unsigned kind, int f, bool idents, int *n)
+{
+	for (size_t i = 0; f == 1 && i < sizeof(selectors) / sizeof(selectors[0]); i++) {
+		if (selectors[i].kind != kind)
+			continue;
+		/* a list shorter or longer than the field's range is a bug here */
+		if (selectors[i].n != kinds[kind].f[f].max + 1)
+			abort();
+		*n = selectors[i].n;
+		return idents ? selectors[i].idents : selectors[i].names;
+	}
+	return NULL;
+}
+
+const char *kprog_field_name(unsigned kind, int f, int value)
+{
+	int n;
+	const char *const *l = selector(kind, f, false, &n);
+
+	return l && value >= 0 && value < n ? l[value] : NULL;
+}
+
+const char *kprog_field_ident(unsigned kind, int f, int value)
+{
+	int n;
+	const char *const *l = selector(kind, f, true, &n);
+
+	return l && value >= 0 && value < n ? l[value] : NULL;
+}
+
+int kprog_field_value(unsigned kind, int f, const char *name)
+{
+	int n;
+	const char *const *l = selector(kind, f, false, &n);
+
+	for (int v = 0; l && v < n; v++)
+		if (!strcmp(l[v], name))
+			return v;
 	return -1;
 }

@@ -175,9 +175,14 @@ static int field_value(struct pctx *c, kprog_op_t *op, int f, const char *val)
 			}
 		return fail(c, "%s: bad placement '%s'", fd->name, val);
 	}
+	/* a selector by name, or by number: both parse */
+	if (kprog_field_value(op->kind, f, val) >= 0) {
+		op->a[f] = (int16_t)kprog_field_value(op->kind, f, val);
+		return 0;
+	}
 	if (parse_int(val, fd->min, fd->max, &v))
-		return fail(c, "%s: value '%s' out of range %d..%d", fd->name, val, fd->min,
-		            fd->max);
+		return fail(c, "%s: value '%s' out of range %d..%d%s", fd->name, val, fd->min,
+		            fd->max, kprog_field_name(op->kind, f, 0) ? " or a name" : "");
 	op->a[f] = (int16_t)v;
 	return 0;
 }

@@ -60,6 +60,10 @@ static void print_field(struct out *o, const kprog_t *p, const kprog_op_t *op, i
 		put(o, " %s=%s", name, kprog_place_name(op->a[i]));
 		return;
 	}
+	if (kprog_field_name(op->kind, i, op->a[i])) {
+		put(o, " %s=%s", name, kprog_field_name(op->kind, i, op->a[i]));
+		return;
+	}
 	put(o, " %s=%d", name, op->a[i]);
 }
 

@@ -146,6 +146,40 @@ typedef struct kprog {
 	uint8_t sched[KPROG_MAX_SCHED];
 } kprog_t;
 
+/* ---- the `what` selectors, named once ---------------------------------
+ * X(IDENT, "name"), in value order from 0: the harness's enums (harness.h)
+ * are the IDENTs, the text form prints and parses the names, and emit-c
+ * writes the IDENTs.  The last of each list also stands for every larger
+ * value. */
+#define KPROG_STALE_WHATS(X)                                                                       \
+	X(KH_STALE_EXEC, "exec")                                                                   \
+	X(KH_STALE_IFMAP_COUNT, "ifmap_count")                                                     \
+	X(KH_STALE_UNLOAD, "unload")                                                               \
+	X(KH_STALE_PROFILING, "profiling")                                                         \
+	X(KH_STALE_TENSOR_INFO, "tensor_info")                                                     \
+	X(KH_STALE_VALID_IFMAP, "valid_ifmap")                                                     \
+	X(KH_STALE_IO_COUNT, "io_count")                                                           \
+	X(KH_STALE_SCHEDULE, "schedule")                                                           \
+	X(KH_STALE_MAC_COUNT, "mac_count")
+#define KPROG_BAD_WHATS(X)                                                                         \
+	X(KH_BAD_EXEC_NO_INPUT, "exec_no_input")                                                   \
+	X(KH_BAD_EXEC_NO_OUTPUT, "exec_no_output")                                                 \
+	X(KH_BAD_TENSOR_INFO_NO_NAME, "tensor_info_no_name")                                       \
+	X(KH_BAD_VALID_IFMAP_NO_RESULT, "valid_ifmap_no_result")                                   \
+	X(KH_BAD_IFMAP_COUNT_NO_RESULT, "ifmap_count_no_result")                                   \
+	X(KH_BAD_IO_COUNT_NO_RESULT, "io_count_no_result")                                         \
+	X(KH_BAD_LOAD_NO_BYTES, "load_no_bytes")                                                   \
+	X(KH_BAD_SCHEDULE_OTHER_CORE, "schedule_other_core")                                       \
+	X(KH_BAD_SCHEDULE_NO_SEQ, "schedule_no_seq")                                               \
+	X(KH_BAD_NC_INFO_NO_RESULT, "nc_info_no_result")
+#define KPROG_NRT_META_WHATS(X)                                                                    \
+	X(KH_NRT_NC_COUNT, "nc_count")                                                             \
+	X(KH_NRT_TENSOR_INFO, "tensor_info")                                                       \
+	X(KH_NRT_NULL_ARGS, "null_args")                                                           \
+	X(KH_NRT_BAD_EXEC, "bad_exec")                                                             \
+	X(KH_NRT_INFO_TWICE, "info_twice")                                                         \
+	X(KH_NRT_COUNTS, "counts")
+
 /* ---- field table (one row per kind; shared by decode/encode/print/parse) */
 typedef struct kprog_field {
 	const char *name; /* NULL: unused */
@@ -160,6 +194,13 @@ typedef struct kprog_kind_info {
 
 const kprog_kind_info_t *kprog_kind(unsigned kind);
 int kprog_kind_lookup(const char *name);
+/* A selector field's value (the `what` lists above): its name in the text
+ * form, its C identifier for emit-c; NULL when field f of kind is not a
+ * selector or the value is out of its range.  kprog_field_value: the
+ * value a name gives, -1 for none. */
+const char *kprog_field_name(unsigned kind, int f, int value);
+const char *kprog_field_ident(unsigned kind, int f, int value);
+int kprog_field_value(unsigned kind, int f, const char *name);
 /* The binary form's kind byte: the kind a byte names, and the byte that
  * names a kind (the smallest one). */
 unsigned kprog_kind_of_byte(uint8_t b);

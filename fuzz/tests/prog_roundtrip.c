@@ -203,6 +203,31 @@ static void case_kind_bytes(void)
 	KT_EQ(buf[KPROG_HEADER_BYTES + 2], 2);
 }
 
+/* roundtrip-1.7: the `what` selectors print by name, parse by name or by
+ * number to the same value, and a name no list has is refused; every
+ * value of each selector field has a name (the lists cover the ranges). */
+static void case_selector_names(void)
+{
+	static const unsigned sel[] = {KOP_STALE, KOP_BADARGS, KOP_NRT_META};
+
+	KT_EQ(kprog_parse("t0 badargs slot=1 what=load_no_bytes\n", &p1, text, sizeof(text)), 0);
+	KT_EQ(p1.ops[0].a[1], 6);
+	KT_EQ(kprog_parse("t0 badargs slot=1 what=6\n", &p2, text, sizeof(text)), 0);
+	KT_EQ(p2.ops[0].a[1], 6);
+	kprog_print(&p2, text2, sizeof(text2));
+	KT_ASSERT(strstr(text2, "t0 badargs slot=1 what=load_no_bytes\n") != NULL);
+	KT_ASSERT(kprog_parse("t0 stale slot=0 what=nosuch\n", &p3, text, sizeof(text)) != 0);
+	KT_ASSERT(strstr(text, "or a name") != NULL);
+	for (size_t i = 0; i < sizeof(sel) / sizeof(sel[0]); i++)
+		for (int v = 0; v <= kprog_kind(sel[i])->f[1].max; v++) {
+			KT_ASSERT(kprog_field_name(sel[i], 1, v) != NULL);
+			KT_EQ(kprog_field_value(sel[i], 1, kprog_field_name(sel[i], 1, v)), v);
+			KT_ASSERT(kprog_field_ident(sel[i], 1, v) != NULL);
+		}
+	KT_ASSERT(kprog_field_name(KOP_EXEC, 1, 0) == NULL);
+	KT_EQ(kprog_field_value(KOP_STALE, 1, "exec_no_input"), -1);
+}
+
 int main(void)
 {
 	KT_CASE("roundtrip-1.1 decode is total and encode inverts it", case_decode_total);
@@ -211,5 +236,6 @@ int main(void)
 	KT_CASE("roundtrip-1.4 parser is strict", case_strict);
 	KT_CASE("roundtrip-1.5 minimizer", case_minimize);
 	KT_CASE("roundtrip-1.6 kind bytes of later kinds", case_kind_bytes);
+	KT_CASE("roundtrip-1.7 selectors by name", case_selector_names);
 	KT_DONE();
 }

@@ -116,10 +116,12 @@ static const char *place(int v)
 	return v >= 0 && v < KPROG_PLACE__N ? names[v] : "DEV";
 }
 
-/* One field as a named argument: placements by name, LOAD's template as
- * the container's number (with its name). */
-static void arg_out(emit_t *e, unsigned i, const char *field, int v, bool *first)
+/* One field as a named argument: placements and selectors by name, LOAD's
+ * template as the container's number (with its name). */
+static void arg_out(emit_t *e, unsigned i, int fi, int v, bool *first)
 {
+	unsigned kind = e->p->ops[i].kind;
+	const char *field = kprog_kind(kind)->f[fi].name;
 	int m = e->op_model[i];
 	FILE *f = e->f;
 
@@ -132,6 +134,8 @@ static void arg_out(emit_t *e, unsigned i, const char *field, int v, bool *first
 	else if (e->p->ops[i].kind == KOP_LOAD && !strcmp(field, "tmpl"))
 		fprintf(f, ".model = KPROG_NTMPL + %d /* blob_%d */", m - KPROG_NTMPL,
 		        m - KPROG_NTMPL);
+	else if (kprog_field_ident(kind, fi, v))
+		fprintf(f, ".%s = %s", field, kprog_field_ident(kind, fi, v));
 	else
 		fprintf(f, ".%s = %d", field, v);
 }
@@ -150,7 +154,7 @@ static void op_call(emit_t *e, unsigned i)
 	fprintf(e->f, "\tkh_%s(%u, %u, &(kh_args_t){", k->name, i, op->thread);
 	for (int f = 0; f < 4; f++)
 		if (k->f[f].name)
-			arg_out(e, i, k->f[f].name, op->a[f], &first);
+			arg_out(e, i, f, op->a[f], &first);
 	fprintf(e->f, "%s});\n", first ? "0" : "");
 }
 
