@@ -13,7 +13,8 @@
 # Scope: every *.c and *.h under lib/ (but lib/sched/), fuzz/, stress/ and
 # tools/: the code that runs the library, and may run under the controlled
 # scheduler.  Not examples/ (user code on the installed library and its
-# public headers only, where threads are the user's own business), not
+# public headers only, where threads are the user's own business; in
+# examples/pthread/, user pthreads programs that kpt forwards), not
 # corpus/ (emitted tests are generated from tools/kmgr-repro, which is
 # checked), not build trees.
 #
