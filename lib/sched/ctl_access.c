@@ -6,7 +6,7 @@
  *
  * Memory access points: the compiler's load/store callbacks
  * (-fsanitize-coverage=trace-loads,trace-stores, on the code under test in
- * the fuzz builds: lib/kmgr, lib/nrt, lib/emu) turned into scheduling
+ * the fuzz builds: lib/kmgr and lib/nrt) turned into scheduling
  * points of the controlled backend.
  *
  * The scheduler otherwise preempts only at synchronization calls, so a
