@@ -265,6 +265,19 @@ static void kh_clear_slot_if(unsigned s, uint32_t id, bool retired)
 	ks_mutex_unlock(&H.lock);
 }
 
+/* An operand's placement (prog's numbering) as the oracle names it: the
+ * same order, checked at compile time. */
+_Static_assert(KPROG_PLACE_DEV == (int)ORACLE_PLACE_DEV &&
+                   KPROG_PLACE_HOST == (int)ORACLE_PLACE_HOST &&
+                   KPROG_PLACE_VIRT == (int)ORACLE_PLACE_VIRT &&
+                   KPROG_PLACE_MISSING == (int)ORACLE_PLACE_MISSING,
+               "prog's and the oracle's placements in one order");
+
+static oracle_place_t kh_place(int16_t place)
+{
+	return (oracle_place_t)place;
+}
+
 /*
  * Direct facade calls and nrt_close never overlap: a framework that calls
  * the facade by id stops before the runtime closes (the facade has no
@@ -475,7 +488,7 @@ KH_FACADE_OP(kh_exec)(unsigned op, unsigned thread, const kh_args_t *a)
 	(void)thread;
 	if (!kh_get_runnable((unsigned)a->slot, &s) || !(pe = kh_pend_build(&s, op, a->in, a->out)))
 		return;
-	e = oracle_predict_exec(s.io, a->in, a->out, H.c->async);
+	e = oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), H.c->async);
 	/* One block of job ids for the whole op: the pending check looks at
 	 * first..last_ok, and ids taken one by one interleaved with other
 	 * threads' (a success of another op's job then passed for one of ours;
@@ -519,7 +532,7 @@ KH_FACADE_OP(kh_schedule)(unsigned op, unsigned thread, const kh_args_t *a)
 	rc =
 	    kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
 	kh_finish(op, "schedule", ORACLE_READ, s.id, t0, rc,
-	          oracle_predict_exec(s.io, a->in, a->out, true), fired0);
+	          oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), true), fired0);
 	if (rc) {
 		kh_pend_put(pe);
 		return;
@@ -894,7 +907,7 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
 	if (!kh_get_runnable((unsigned)a->slot, &s) || !s.m ||
 	    !(pe = kh_pend_build(&s, op, a->in, a->out)))
 		return;
-	e = oracle_predict_exec(s.io, a->in, a->out, H.c->async);
+	e = oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), H.c->async);
 	t0 = oracle_tick();
 	rc = a->repeat > 1 ? nrt_execute_repeat(s.m, pe->b.in, pe->b.out, a->repeat)
 	                   : nrt_execute(s.m, pe->b.in, pe->b.out);
@@ -932,7 +945,8 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 	t0 = oracle_tick();
 	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, NULL, &pe->seq);
 	if (!kh_nrt_end(op, "nrt_schedule", ORACLE_READ, s.id, t0, rc,
-	                oracle_predict_exec(s.io, a->in, a->out, true), fired0) ||
+	                oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), true),
+	                fired0) ||
 	    rc) {
 		kh_pend_put(pe);
 		return;

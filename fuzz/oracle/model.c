@@ -8,7 +8,6 @@
 
 #include "model/kmodel.h"
 #include "oracle/model.h"
-#include "prog/prog.h"
 
 void oracle_describe(oracle_io_t *io, const uint8_t *bytes, size_t len)
 {
@@ -79,18 +78,19 @@ oracle_expect_t oracle_predict_load(const oracle_io_t *io, unsigned nc, int star
 	return e;
 }
 
-static bool is_host(int place)
+static bool is_host(oracle_place_t place)
 {
-	return place == KPROG_PLACE_HOST || place == KPROG_PLACE_VIRT;
+	return place == ORACLE_PLACE_HOST || place == ORACLE_PLACE_VIRT;
 }
 
 /* What the arguments alone decide for an execution: a missing tensor is
  * a bind error; the device-only paths refuse host tensors and may answer
  * QUEUE_FULL. */
-oracle_expect_t oracle_predict_exec(const oracle_io_t *io, int in, int out, bool device_only)
+oracle_expect_t oracle_predict_exec(const oracle_io_t *io, oracle_place_t in, oracle_place_t out,
+                                    bool device_only)
 {
 	bool missing =
-	    (in == KPROG_PLACE_MISSING && io->n_in) || (out == KPROG_PLACE_MISSING && io->n_out);
+	    (in == ORACLE_PLACE_MISSING && io->n_in) || (out == ORACLE_PLACE_MISSING && io->n_out);
 	bool host = (is_host(in) && io->n_in) || (is_host(out) && io->n_out);
 
 	if ((device_only && host) || missing)

@@ -45,8 +45,18 @@ void oracle_describe(oracle_io_t *io, const uint8_t *bytes, size_t len);
 /* The predictions, one per operation kind that reaches the library. */
 oracle_expect_t oracle_predict_ok(void);
 oracle_expect_t oracle_predict_load(const oracle_io_t *io, unsigned nc, int start, int count);
+/* Where an execution's input or output tensors are (the oracle's own
+ * names; the harness maps its operands onto them). */
+typedef enum oracle_place {
+	ORACLE_PLACE_DEV = 0,
+	ORACLE_PLACE_HOST,
+	ORACLE_PLACE_VIRT,    /* VIRTUAL with a host buffer attached */
+	ORACLE_PLACE_MISSING, /* the first tensor left out of the set */
+} oracle_place_t;
+
 /* device_only: an explicit SCHEDULE, or EXEC in implicit-async mode */
-oracle_expect_t oracle_predict_exec(const oracle_io_t *io, int in, int out, bool device_only);
+oracle_expect_t oracle_predict_exec(const oracle_io_t *io, oracle_place_t in, oracle_place_t out,
+                                    bool device_only);
 oracle_expect_t oracle_predict_is_completed(bool bogus);
 oracle_expect_t oracle_predict_get_sequence(unsigned nc, int lnc, int xu, int queue);
 oracle_expect_t oracle_predict_tensor_info(const oracle_io_t *io, bool is_input, uint32_t idx);
