@@ -21,7 +21,7 @@
 #include "base/kfault.h"
 #include "base/klog.h"
 #include "kfile.h"
-#include "prog/prog.h" /* kprog_log_quiet */
+#include "oracle/oracle.h" /* oracle_log_quiet */
 #include "sched/kctl.h"
 #include "torture_int.h"
 
@@ -223,7 +223,7 @@ static void torture_log_setup(const torture_t *t)
 	if (getenv("KMGR_LOG_LEVEL"))
 		return;
 	if (t->k.quiet)
-		kprog_log_quiet();
+		oracle_log_quiet();
 	else
 		klog_set_sink(torture_log_sink, NULL);
 }

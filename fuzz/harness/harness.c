@@ -1538,7 +1538,7 @@ static void kh_describe_models(const kh_config_t *c)
 
 static void *kh_thread_main(void *arg)
 {
-	H.c->thread((unsigned)(uintptr_t)arg);
+	H.c->thread(H.c->thread_ctx, (unsigned)(uintptr_t)arg);
 	return NULL;
 }
 
@@ -1563,7 +1563,7 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 	for (unsigned t = 1; t < c->nthreads; t++)
 		if (ks_thread_create(&th[t], "kprog", kh_thread_main, (void *)(uintptr_t)t))
 			abort();
-	c->thread(0);
+	c->thread(c->thread_ctx, 0);
 	for (unsigned t = 1; t < c->nthreads; t++)
 		ks_thread_join(&th[t], NULL);
 	closed = ks_atomic_load_quiet(&H.closing) != 0;

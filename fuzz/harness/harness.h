@@ -9,7 +9,7 @@
  *   kh_exec(3, 1, &(kh_args_t){.slot = 1, .in = KPROG_PLACE_DEV, .repeat = 2});
  *
  * (op index, logical thread, arguments named as the fields of the op's row
- * in prog/kinds.c).  The fuzz runner (prog/run.c) interprets a kprog_t
+ * in prog/kinds.c).  The fuzz runner (harness/run.c) interprets a kprog_t
  * into these calls; an emitted test makes them in straight lines.  Both
  * therefore make the same library calls and the same scheduling points
  * in the same order, which is what lets a test spend the program's
@@ -121,8 +121,10 @@ typedef struct kh_config {
 	kfault_plan_t plan; /* installed before nrt_init (n == 0: none) */
 	kh_model_t *models;
 	unsigned nmodels;
-	/* runs logical thread t's operations (thread 0 on the caller) */
-	void (*thread)(unsigned t);
+	/* runs logical thread t's operations (thread 0 on the caller), with
+	 * thread_ctx: the caller's program, never a global of the harness's */
+	void (*thread)(void *thread_ctx, unsigned t);
+	void *thread_ctx;
 	bool free_running;    /* real threads instead of the controlled scheduler */
 	const uint8_t *sched; /* controlled: the decision bytes */
 	size_t nsched;

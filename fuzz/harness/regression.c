@@ -2,7 +2,7 @@
  * regression.c - the part every emitted regression test shares
  * (regression.h): the containers, the config, the report hook, the run and
  * the verdict.  Only the tests compile it (harness/embed.c), so it may
- * define main(); the fuzz runner's counterpart is prog/run.c.
+ * define main(); the fuzz runner's counterpart is harness/run.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,15 +10,17 @@
 #include "harness/regression.h"
 
 /* The templates first, numbered as in a program, then the inline
- * containers (as prog/run.c lays them out). */
+ * containers (as harness/run.c lays them out). */
 #define KR_MODELS (KPROG_NTMPL + KPROG_MAX_OPS)
 
 static const kh_regression_t *kr_test;
 
-static void kr_thread(unsigned t)
+static void kr_thread(void *ctx, unsigned t)
 {
-	if (kr_test->threads[t])
-		kr_test->threads[t]();
+	const kh_regression_t *test = ctx;
+
+	if (test->threads[t])
+		test->threads[t]();
 }
 
 /* After an ORACLE line: which test failed. */
@@ -60,6 +62,7 @@ static int kr_config(const kh_regression_t *t, kh_config_t *c, kh_model_t *model
 	c->models = models;
 	c->nmodels = kr_models(t, models);
 	c->thread = kr_thread;
+	c->thread_ctx = (void *)t;
 	c->sched = t->sched;
 	c->nsched = t->nsched;
 	c->nap = t->nap;

@@ -165,4 +165,11 @@ void oracle_check_history(void);
 void oracle_check_status(unsigned op, const char *what, NRT_STATUS got, oracle_expect_t e,
                          bool exact, bool faults);
 
+/* Silences the library's log (fuzz inputs are wrong on purpose, and the
+ * chatter costs exec/s) except the lines it writes just before aborting on
+ * a broken invariant of its own, which keep a crash readable.  Lives here,
+ * below the targets: the sink runs on library threads, and under TSan only
+ * the target files carry libFuzzer's (racy) counters. */
+void oracle_log_quiet(void); /* logfilter.c */
+
 #endif /* KORACLE_H */

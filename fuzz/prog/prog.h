@@ -235,57 +235,6 @@ const char *kprog_template_name(unsigned tmpl);
 typedef bool (*kprog_pred_fn)(const kprog_t *p, void *ctx);
 unsigned kprog_minimize(kprog_t *p, kprog_pred_fn pred, void *ctx);
 
-/* ---- run.c ---- */
-typedef enum kprog_backend {
-	KPROG_CONTROLLED = 0, /* lib/sched's controlled scheduler, decisions = p->sched */
-	KPROG_FREE,           /* free-running real threads (production backend) */
-} kprog_backend_t;
-
-typedef struct kprog_run_opts {
-	kprog_backend_t backend;
-	bool reference;     /* single-threaded runs: check statuses against the reference model */
-	bool verbose;       /* each op and its status on stderr */
-	uint64_t max_steps; /* controlled: the hang bound (0 = the scheduler's default) */
-	/* Implicit-async runs: also run explicit SCHEDULE ops.  Off by default:
-	 * the facade's async unload stops the async worker but not the sync XU
-	 * (seed §4), so explicit work outlives its model's unload (a known,
-	 * reported hazard: ORACLE exec-after-unload). */
-	bool async_mix;
-} kprog_run_opts_t;
-
-typedef struct kprog_run_result {
-	uint32_t ops_run;       /* ops that reached the library */
-	uint32_t ops_ok;        /* ... and returned NRT_SUCCESS */
-	uint32_t execs_checked; /* successful executions whose outputs were verified */
-	uint64_t steps;         /* controlled: scheduling points passed */
-	uint32_t ntrace;        /* controlled: decisions recorded */
-} kprog_run_result_t;
-
-void kprog_run_opts_init(kprog_run_opts_t *o);
-/* Runs p on a fresh runtime: nrt_init, the threads, everything joined,
- * completed, unloaded and closed; the oracle checks along the way and
- * aborts with "ORACLE: ..." on a violation.  Returns 0, or -1 when the
- * runtime could not even start (bad config: not a finding). */
-int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r);
-/* Silences the library's log (fuzz inputs are wrong on purpose, and the
- * chatter costs exec/s) except the lines it writes just before aborting on
- * a broken invariant of its own, which keep a crash readable.  Lives here,
- * not in the targets: the sink runs on library threads, and under TSan only
- * the target files carry libFuzzer's (racy) counters. */
-void kprog_log_quiet(void); /* logfilter.c */
-/* The decision trace of the last controlled run as text (for reports). */
-int kprog_last_trace(char *buf, size_t len);
-
-/* ---- target.c ---- */
-/* What a program fuzz target does with an input: decode, kprog_shape as
- * target, kprog_run with the options the environment gives (target.c).
- * Returns 0 (libFuzzer's contract). */
-int kfuzz_run(const uint8_t *data, size_t size, const char *target);
-/* The once-per-process set-up, before the first input (target.c). */
-int kfuzz_initialize(void);
-/* The same for a decoded and shaped program (kmgr-repro's child). */
-int kfuzz_run_program(const kprog_t *p);
-
 /* ---- shape.c ---- */
 /* The program targets (model_parse is not one), NULL-terminated. */
 extern const char *const kprog_targets[];

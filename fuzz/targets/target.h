@@ -3,7 +3,7 @@
  * input into a program, shape it as the target (threads, mode, faults),
  * run it on a fresh runtime with the oracle, under the controlled
  * scheduler (in every preset, TSan included: its fiber switches carry no
- * happens-before edge, docs/scheduler.md).  kfuzz_run (prog/target.c) is
+ * happens-before edge, docs/scheduler.md).  kfuzz_run (harness/target.c) is
  * shared with the reproducer, so that a crash replays as its target ran
  * it.  KMGR_FUZZ_BACKEND=free runs the threads free-running instead (the
  * baseline).
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prog/prog.h"
+#include "harness/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* The program targets: kfuzz_initialize (libFuzzer and fuzz/driver/afl.c

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prog/prog.h"
+#include "harness/run.h"
 
 static uint8_t *cnt_beg, *cnt_end;
 static const uintptr_t *pcs_beg;

@@ -8,8 +8,9 @@
  */
 #include <string.h>
 
+#include "harness/run.h"
+#include "oracle/oracle.h"
 #include "ktest.h"
-#include "prog/prog.h"
 
 static kprog_t prog;
 
@@ -60,7 +61,7 @@ static void case_nc_info_async(void)
 
 int main(void)
 {
-	kprog_log_quiet();
+	oracle_log_quiet();
 	KT_CASE("harness-1.1 nc_info", case_nc_info);
 	KT_CASE("harness-1.2 nc_info, async", case_nc_info_async);
 	KT_DONE();

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prog/prog.h"
+#include "harness/run.h"
 
 /* Exit statuses of every command. */
 #define KR_EXIT_OK    0          /* done; replay: reproduced every time */

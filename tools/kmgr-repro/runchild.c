@@ -2,7 +2,7 @@
  * runchild.c - the hidden `kmgr-repro __run --target T FILE`: what a fuzz
  * target does with one input, in the child the parent watches.  Programs
  * are shaped (input.c) and run by the targets' own kfuzz_run_program
- * (fuzz/prog/target.c: the controlled scheduler, the oracle, the quiet
+ * (fuzz/harness/target.c: the controlled scheduler, the oracle, the quiet
  * log, the KMGR_FUZZ_* variants); model_parse inputs get that target's
  * check, oracle_model_parse (fuzz/oracle/check.c).
  */

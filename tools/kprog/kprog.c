@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/run.h"
 #include "kfile.h"
-#include "prog/prog.h"
 #include "sched/ksched.h"
 
 static kprog_t prog;

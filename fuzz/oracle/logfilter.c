@@ -1,5 +1,5 @@
 /*
- * logfilter.c - the fuzz targets' log filter (kprog_log_quiet): the
+ * logfilter.c - the fuzz targets' log filter (oracle_log_quiet): the
  * library's log is silenced except the lines it writes just before
  * aborting on a broken invariant of its own, which keep a crash readable.
  */
@@ -7,7 +7,7 @@
 
 #include "base/kattr.h"
 #include "base/klog.h"
-#include "prog.h"
+#include "oracle/oracle.h"
 #include "sched/ksched.h"
 
 /* Not strstr: libFuzzer hooks strstr and records its arguments in tables
@@ -78,7 +78,7 @@ static void quiet_sink(void *ctx, klog_level_t level, const char *line)
 	fprintf(stderr, "kmgr error: %s\n", line);
 }
 
-void kprog_log_quiet(void)
+void oracle_log_quiet(void)
 {
 	klog_set_filter(keep_line);
 	klog_set_sink(quiet_sink, NULL);

@@ -11,20 +11,22 @@
 #include <string.h>
 
 #include "harness/harness.h"
-#include "prog.h"
+#include "harness/run.h"
 #include "sched/kctl.h"
 
 /* Templates are described once per process; a program's inline containers
  * follow them, one entry per inline LOAD. */
 #define RUN_MODELS (KPROG_NTMPL + KPROG_MAX_OPS)
 
-static struct {
+/* One run's program as the harness's threads see it (their thread_ctx). */
+typedef struct run_prog {
 	const kprog_t *p;
-	const kprog_run_opts_t *o;
-	kh_model_t models[RUN_MODELS];
 	int16_t op_model[KPROG_MAX_OPS];
 	kh_args_t args[KPROG_MAX_OPS];
-} RN;
+} run_prog_t;
+
+/* The described containers, kept across runs (templates first). */
+static kh_model_t run_models[RUN_MODELS];
 
 static uint8_t trace_copy[1 << 16];
 static size_t trace_len;
@@ -39,31 +41,33 @@ void kprog_run_opts_init(kprog_run_opts_t *o)
 
 /* The containers: the templates (kept described across runs), then each
  * inline LOAD's bytes. */
-static unsigned prepare_models(const kprog_t *p)
+static unsigned prepare_models(run_prog_t *rp)
 {
+	const kprog_t *p = rp->p;
 	unsigned n = KPROG_NTMPL;
 
-	for (unsigned i = 0; i < KPROG_NTMPL && !RN.models[i].bytes; i++)
-		RN.models[i].bytes = kprog_template(i, &RN.models[i].len);
+	for (unsigned i = 0; i < KPROG_NTMPL && !run_models[i].bytes; i++)
+		run_models[i].bytes = kprog_template(i, &run_models[i].len);
 	for (unsigned i = 0; i < p->nops; i++) {
 		const kprog_op_t *op = &p->ops[i];
 
 		if (op->kind != KOP_LOAD)
 			continue;
 		if (op->a[1] != KPROG_TMPL_INLINE) {
-			RN.op_model[i] = op->a[1];
+			rp->op_model[i] = op->a[1];
 			continue;
 		}
-		RN.models[n] = (kh_model_t){p->blob + op->blob_off, op->blob_len, false, {0}};
-		RN.op_model[i] = (int16_t)n++;
+		run_models[n] = (kh_model_t){p->blob + op->blob_off, op->blob_len, false, {0}};
+		rp->op_model[i] = (int16_t)n++;
 	}
 	return n;
 }
 
 /* Each op's fields into the harness's named arguments, by the kinds
  * table's field names (offsets looked up once per kind). */
-static void prepare_args(const kprog_t *p)
+static void prepare_args(run_prog_t *rp)
 {
+	const kprog_t *p = rp->p;
 	static int off[KOP__COUNT][4];
 	static bool done;
 
@@ -85,22 +89,24 @@ static void prepare_args(const kprog_t *p)
 	done = true;
 	for (unsigned i = 0; i < p->nops; i++) {
 		const kprog_op_t *op = &p->ops[i];
-		kh_args_t *a = &RN.args[i];
+		kh_args_t *a = &rp->args[i];
 
 		memset(a, 0, sizeof(*a));
 		for (int f = 0; f < 4; f++)
 			if (off[op->kind][f] >= 0)
 				memcpy((char *)a + off[op->kind][f], &op->a[f], sizeof(op->a[f]));
 		if (op->kind == KOP_LOAD)
-			a->model = RN.op_model[i];
+			a->model = rp->op_model[i];
 	}
 }
 
-static void interpret(unsigned t)
+static void interpret(void *ctx, unsigned t)
 {
-	for (unsigned i = 0; i < RN.p->nops; i++)
-		if (RN.p->ops[i].thread == t)
-			kh_ops[RN.p->ops[i].kind](i, t, &RN.args[i]);
+	const run_prog_t *rp = ctx;
+
+	for (unsigned i = 0; i < rp->p->nops; i++)
+		if (rp->p->ops[i].thread == t)
+			kh_ops[rp->p->ops[i].kind](i, t, &rp->args[i]);
 }
 
 static void verbose_op(void *ctx, unsigned op, const char *what, NRT_STATUS rc)
@@ -120,22 +126,23 @@ static void print_program(void *ctx, const char *invariant, const char *msg)
 
 int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r)
 {
+	run_prog_t rp; /* the threads' context until kh_run has joined them */
 	kh_config_t c;
 	kh_result_t res;
 	int rc;
 
-	RN.p = p;
-	RN.o = o;
+	rp.p = p;
 	kh_config_init(&c);
 	c.async = p->async;
 	c.nc = p->nc;
 	c.qdepth = p->qdepth;
 	c.nthreads = p->nthreads;
 	c.plan = p->plan;
-	c.models = RN.models;
-	c.nmodels = prepare_models(p);
-	prepare_args(p);
+	c.models = run_models;
+	c.nmodels = prepare_models(&rp);
+	prepare_args(&rp);
 	c.thread = interpret;
+	c.thread_ctx = &rp;
 	c.free_running = o->backend == KPROG_FREE;
 	c.sched = p->sched;
 	c.nsched = p->nsched;

@@ -14,7 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "prog.h"
+#include "harness/run.h"
+#include "oracle/oracle.h"
 
 static const kprog_run_opts_t *fuzz_opts(void)
 {
@@ -33,7 +34,7 @@ static const kprog_run_opts_t *fuzz_opts(void)
 	/* the library's error log is noise here (inputs are wrong on purpose)
 	 * and costs exec/s; KMGR_FUZZ_VERBOSE keeps it */
 	if (!opts.verbose)
-		kprog_log_quiet();
+		oracle_log_quiet();
 	inited = true;
 	return &opts;
 }
