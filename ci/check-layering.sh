@@ -8,10 +8,12 @@
 # take over every interleaving and keeps the wall clock out of controlled
 # runs.  Nothing outside lib/sched reads ks_atomic_t's member either: the
 # quiet family (ks_atomic_load_quiet, _store_quiet, _reset, _cas_quiet,
-# _max_quiet, _peek) is the way in.
+# _max_quiet, _peek) is the way in.  And the fuzz wing's calls go one way,
+# targets -> harness -> oracle -> prog (docs/harness.md), which its
+# #include lines show.
 #
-# Scope: every *.c and *.h under lib/ (but lib/sched/), fuzz/, stress/ and
-# tools/: the code that runs the library, and may run under the controlled
+# Scope: every *.c and *.h under lib/ (but lib/sched/), fuzz/, stress/,
+# tools/ and support/: the code that runs the library, and may run under the controlled
 # scheduler.  Not examples/ (user code on the installed library and its
 # public headers only, where threads are the user's own business; in
 # examples/pthread/, user pthreads programs that kpt forwards), not
@@ -26,6 +28,10 @@
 #   ks-internals   .v / ->v (the member of ks_atomic_t)
 #   time           clock_gettime clock_nanosleep nanosleep usleep sleep time()
 #                  gettimeofday clock() timespec_get alarm setitimer timer_*
+# and on the #include "..." lines:
+#   wing           fuzz/prog/ includes nothing from harness/ or oracle/;
+#                  fuzz/oracle/ nothing from harness/ or prog/; stress/
+#                  nothing from harness/ or prog/ (it links koracle alone)
 #
 # Exceptions live in ci/layering-allow.txt, one a line:
 #   PATH RULE REASON...     (RULE: one of the above, or * for all)
@@ -75,7 +81,7 @@ check_tree() {
 	local dir=$1
 	(
 		cd "$dir"
-		find lib fuzz stress tools -path lib/sched -prune -o \
+		find lib fuzz stress tools support -path lib/sched -prune -o \
 			-type f \( -name '*.c' -o -name '*.h' \) -print 2>/dev/null | LC_ALL=C sort |
 			perl -e '
 use strict; use warnings;
@@ -84,6 +90,12 @@ my %rules = (
   "atomics" => qr{#\s*include\s*<stdatomic\.h>|\b_Atomic\b|\batomic_\w+\s*\(|\b__atomic_\w+|\b__sync_\w+|\bATOMIC_(?:VAR|FLAG)_INIT\b|\batomic_(?:bool|s?char|uchar|u?short|u?int|u?long|u?llong|flag|size_t|ptrdiff_t|u?intptr_t|u?intmax_t|u?int(?:_least|_fast)?\d+_t)\b},
   "ks-internals" => qr{(?:\.|->)v\b},
   "time" => qr{\b(?:clock_gettime|clock_nanosleep|nanosleep|usleep|sleep|time|gettimeofday|clock|timespec_get|alarm|setitimer|timer_create|timer_settime)\s*\(},
+);
+# The wing: a file under the key may not #include a path the value matches.
+my %wing = (
+  "fuzz/prog/" => qr{^(?:harness|oracle)/},
+  "fuzz/oracle/" => qr{^(?:harness|prog)/},
+  "stress/" => qr{^(?:harness|prog)/},
 );
 my $allow_file = "ci/layering-allow.txt";
 my (%allow, %used, $bad);
@@ -95,8 +107,8 @@ if (open(my $af, "<", $allow_file)) {
     if (!defined $why || $why !~ /\S/) {
       print "$allow_file:$.: entry without a reason: $l\n"; $bad++; next;
     }
-    if ($rule ne "*" && !exists $rules{$rule}) {
-      print "$allow_file:$.: unknown rule \"$rule\" (threads, atomics, ks-internals, time, *)\n"; $bad++; next;
+    if ($rule ne "*" && $rule ne "wing" && !exists $rules{$rule}) {
+      print "$allow_file:$.: unknown rule \"$rule\" (threads, atomics, ks-internals, time, wing, *)\n"; $bad++; next;
     }
     $allow{"$path $rule"} = $.;
   }
@@ -108,6 +120,17 @@ while (my $f = <STDIN>) {
   open(my $fh, "<", $f) or die "check-layering: cannot read $f: $!\n";
   local $/; my $src = <$fh>; close $fh;
   $nfiles++;
+  my $iln = 0;
+  for my $line (split /\n/, $src, -1) {
+    $iln++;
+    next unless $line =~ /^\s*#\s*include\s*"([^"]+)"/;
+    my $inc = $1;
+    for my $pre (sort keys %wing) {
+      next unless index($f, $pre) == 0 && $inc =~ $wing{$pre};
+      if (exists $allow{"$f wing"}) { $used{"$f wing"} = 1; next; }
+      print "$f:$iln: [wing] #include \"$inc\"\n"; $bad++;
+    }
+  }
   # Blank comments and string/char literals, keep the newlines.
   $src =~ s{(/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\x27(?:\\.|[^\x27\\\n])*\x27)}{
     my $m = $1; my $keep = ($m =~ /^"/) ? "\"\"" : ($m =~ /^\x27/ ? "\x27\x27" : " ");
@@ -131,7 +154,7 @@ for my $key (sort keys %allow) {
   print "$allow_file:$allow{$key}: stale entry \"$key\": nothing matches it any more; delete the line\n";
 }
 if ($bad) {
-  print "check-layering: $bad violation(s) in $nfiles files; only lib/sched touches threads, locks, atomics and time (ci/check-layering.sh --help)\n";
+  print "check-layering: $bad violation(s) in $nfiles files; only lib/sched touches threads, locks, atomics and time, and the fuzz wing calls one way (ci/check-layering.sh --help)\n";
   exit 1;
 }
 print "check-layering: $nfiles files clean (" . scalar(keys %used) . " allow-list entries used)\n";
@@ -150,7 +173,7 @@ trap 'rm -rf "$tmp"' EXIT
 copy() {
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t/ci"
-	(cd "$root" && cp -r lib fuzz stress tools "$tmp/t/" 2>/dev/null || true)
+	(cd "$root" && cp -r lib fuzz stress tools support "$tmp/t/" 2>/dev/null || true)
 	[ -f "$root/ci/layering-allow.txt" ] && cp "$root/ci/layering-allow.txt" "$tmp/t/ci/"
 	return 0
 }
@@ -208,6 +231,28 @@ expect red "an allow-list entry with an unknown rule" "unknown rule"
 copy
 echo "lib/kmgr/exec.c threads" >>"$tmp/t/ci/layering-allow.txt"
 expect red "an allow-list entry without a reason" "without a reason"
+copy
+inject fuzz/prog/decode.c '#include "harness/harness.h"'
+expect red "prog/ including the harness" "fuzz/prog/decode.c:"
+copy
+inject fuzz/prog/shape.c '#include "oracle/oracle.h"'
+expect red "prog/ including the oracle" "fuzz/prog/shape.c:"
+copy
+inject fuzz/oracle/check.c '#include "harness/run.h"'
+expect red "the oracle including the harness" "fuzz/oracle/check.c:"
+copy
+inject fuzz/oracle/model.c '#include "prog/prog.h"'
+expect red "the oracle including prog/" "fuzz/oracle/model.c:"
+copy
+inject stress/torture.c '#include "harness/harness.h"'
+expect red "stress/ including the harness" "stress/torture.c:"
+copy
+inject stress/churn.c '#include "prog/prog.h"'
+expect red "stress/ including prog/" "stress/churn.c:"
+copy
+inject fuzz/harness/harness.c '#include "prog/prog.h"'
+inject fuzz/harness/harness.c '#include "oracle/oracle.h"'
+expect green "the harness including the oracle and prog/ (the wing's direction)" "files clean"
 copy
 inject lib/kmgr/load.c '/* not pthread_create(), atomic_load() or time(): ks_thread_create */'
 inject lib/kmgr/load.c 'static const char layering_ok[] = "pthread_mutex_lock usleep(1)";'
