@@ -39,7 +39,15 @@ import sys
 
 KIND = "kmgr-nightly"
 TREND_KIND = "kmgr-nightly-trend"
-TARGETS = ("model_parse", "api_seq", "concurrent", "async", "faults", "api_nrt")
+def read_targets():
+    """The fuzz targets, from the one registry the build and ci/ read."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "targets",
+                        "TARGETS")
+    with open(path, encoding="utf-8") as f:
+        return tuple(line.split()[0] for line in f if line.strip() and not line.startswith("#"))
+
+
+TARGETS = read_targets()
 PRESETS = ("asan", "tsan", "msan")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
           "#17becf", "#7f7f7f", "#bcbd22")

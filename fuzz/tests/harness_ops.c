@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "harness/run.h"
-#include "oracle/oracle.h"
 #include "ktest.h"
+#include "oracle/oracle.h"
 
 static kprog_t prog;
 
