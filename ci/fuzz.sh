@@ -219,15 +219,7 @@ fpid="" interrupted="" started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 # stop_run: the running target's libFuzzer (its own process group, with
 # every fork-mode worker) gets SIGTERM, up to 5 s to end, then SIGKILL.
 stop_run() {
-	local i
-	[ -n "$fpid" ] || return 0
-	kill -TERM -- "-$fpid" 2>/dev/null || true
-	for i in $(seq 50); do
-		kill -0 -- "-$fpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL -- "-$fpid" 2>/dev/null || true
-	wait "$fpid" 2>/dev/null || true
+	kmgr_stop_group "$fpid"
 	fpid=""
 }
 cleanup() {

@@ -91,15 +91,7 @@ table=$scratch/table
 fpid="" interrupted=""
 # stop_run: the running fuzzer (its own process group) gets TERM, then KILL.
 stop_run() {
-	local i
-	[ -n "$fpid" ] || return 0
-	kill -TERM -- "-$fpid" 2>/dev/null || true
-	for i in $(seq 50); do
-		kill -0 -- "-$fpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL -- "-$fpid" 2>/dev/null || true
-	wait "$fpid" 2>/dev/null || true
+	kmgr_stop_group "$fpid"
 	fpid=""
 }
 print_table() {

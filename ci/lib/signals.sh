@@ -10,6 +10,11 @@
 #       can neither trap nor reset a signal ignored on entry: `kill -INT`
 #       would do nothing.  Then the script is run again, at once, with
 #       SIGINT back to its default, so its trap works.
+#
+#   kmgr_stop_group PID
+#       stops the process group PID leads (a child started in a group of
+#       its own, with everything it forked): SIGTERM, up to 5 s to end,
+#       then SIGKILL; then reaps PID.  Nothing when PID is empty.
 
 kmgr_signals_reset() {
 	local ign
@@ -19,4 +24,16 @@ kmgr_signals_reset() {
 	KMGR_SIGNALS_RESET=1 exec python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp("bash", ["bash"] + sys.argv[1:])' "$@"
+}
+
+kmgr_stop_group() {
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -TERM -- "-$pid" 2>/dev/null || true
+	for i in $(seq 50); do
+		kill -0 -- "-$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 }
