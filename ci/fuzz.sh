@@ -28,6 +28,7 @@
 # Exits 1 when anything was found, 2 on bad usage.
 set -euo pipefail
 . "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/lib/options.sh"
 . "$(dirname "$0")/lib/targets.sh"
 kmgr_signals_reset "$0" "$@"
 
@@ -85,23 +86,9 @@ IFS=, read -r -a tlist <<<"$targets"
 for t in "${tlist[@]}"; do
 	# a target is a fuzz/targets/<t>.c with its corpus (corpus/regressions
 	# is a folder of replay inputs, not a target)
-	[ -f "$root/fuzz/targets/$t.c" ] && [ -d "$root/corpus/$t" ] ||
-		bad "unknown target '$t' (targets: $(cd "$root/fuzz/targets" && ls *.c | sed 's/\.c$//' | paste -sd, -))"
+	[[ ",$(kmgr_targets)," == *",$t,"* ]] && [ -d "$root/corpus/$t" ] ||
+		bad "unknown target '$t' (targets: $(kmgr_targets))"
 done
-
-# opt_keys FILE SECTION: the "key=value" lines of one [section] of an
-# OSS-Fuzz .options file (INI: '#'/';' comments, spaces around '=').
-opt_keys() {
-	awk -v want="$2" '
-		/^[ \t]*([#;]|$)/ { next }
-		/^[ \t]*\[/ { s = $0; gsub(/[][ \t]/, "", s); next }
-		s == want && index($0, "=") {
-			k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
-			gsub(/^[ \t]+|[ \t]+$/, "", k); gsub(/^[ \t]+|[ \t]+$/, "", v)
-			print k "=" v
-		}' "$1"
-}
-opt_sections() { awk '/^[ \t]*\[/ { s = $0; gsub(/[][ \t]/, "", s); print s }' "$1"; }
 
 # target_flags T: libFuzzer flags from corpus/T.options into the array
 # tflags (a dict named relative to the file resolved next to it); sanitizer
@@ -114,7 +101,7 @@ target_flags() {
 		k=${kv%%=*} v=${kv#*=}
 		[ "$k" != dict ] || [[ "$v" = /* ]] || v=$root/corpus/$v
 		tflags+=("-$k=$v")
-	done < <(opt_keys "$f" libfuzzer)
+	done < <(kmgr_opt_keys "$f" libfuzzer)
 	while IFS= read -r sec; do
 		case "$sec" in
 		libfuzzer) continue ;;
@@ -124,8 +111,8 @@ target_flags() {
 		var=${sec^^}_OPTIONS
 		while IFS= read -r kv; do
 			export "$var=${!var:+${!var}:}$kv"
-		done < <(opt_keys "$f" "$sec")
-	done < <(opt_sections "$f" | sort -u)
+		done < <(kmgr_opt_keys "$f" "$sec")
+	done < <(kmgr_opt_sections "$f" | sort -u)
 }
 
 KMGR_ROOT=$root

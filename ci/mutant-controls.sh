@@ -19,6 +19,7 @@
 #
 # Exit status: 0 every test red on its mutant, 1 a control failed, 2 usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/tree.sh"
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die_usage() {
@@ -122,9 +123,7 @@ cleanup() {
 trap cleanup EXIT
 tree=$tmp/tree
 build=$tree/build/$preset
-mkdir -p "$tree"
-tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./fuzz-work --exclude=./.git \
-	--exclude=./nightly-out -cf - . | tar -C "$tree" -xf -
+kmgr_tree_copy "$src" "$tree"
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
 	launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache)
@@ -199,7 +198,7 @@ for n in "${order[@]}"; do
 		failed=1
 		continue
 	fi
-	(cd "$tree" && patch -p1 -s <"$patch")
+	kmgr_apply_mutant "$tree" "$patch"
 	# shellcheck disable=SC2086
 	if ! build_for ${tests_of[$n]//,/ }; then
 		rows+=("$n|-|DOES NOT BUILD|$(($(date +%s) - t0))")

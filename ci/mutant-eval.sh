@@ -14,6 +14,7 @@
 # replays (docs/scheduler.md, "Access points"); the label gets "+ap".
 # One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...
 set -euo pipefail
+. "$(dirname "$0")/lib/tree.sh"
 
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 bad() { echo "mutant-eval: $* (see --help)" >&2; exit 2; }
@@ -53,16 +54,14 @@ cleanup() { [ "$keep" = 1 ] || rm -rf "$tmp"; }
 trap cleanup EXIT
 
 tree=$tmp/tree
-mkdir -p "$tree"
-tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./fuzz-work --exclude=./.git \
-	--exclude=./nightly-out -cf - . | tar -C "$tree" -xf -
+kmgr_tree_copy "$src" "$tree"
 # KMGR_MUTANT_BASE_PATCH: a fix applied first, so that a bug already in the
 # library does not pass for the mutant's finding
 if [ -n "${KMGR_MUTANT_BASE_PATCH:-}" ]; then
 	(cd "$tree" && patch -p1 -s < "$KMGR_MUTANT_BASE_PATCH") ||
 		{ echo "mutant-eval: base patch does not apply" >&2; exit 2; }
 fi
-(cd "$tree" && patch -p1 -s < "$patch_file") || { echo "mutant-eval: $name does not apply" >&2; exit 2; }
+kmgr_apply_mutant "$tree" "$patch_file" || exit 2
 echo "mutant-eval: building $target ($preset) with $name ..." >&2
 cmake --preset "$preset" -S "$tree" -B "$tmp/build" -DKMGR_TSAN_FUZZ_COVERAGE="$cov" >"$tmp/configure.log" 2>&1 ||
 	{ tail -20 "$tmp/configure.log" >&2; exit 2; }

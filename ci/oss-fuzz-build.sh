@@ -18,6 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/ci/lib/targets.sh"
+. "$here/ci/lib/options.sh"
 read -r -a targets <<<"$(KMGR_ROOT=$here kmgr_targets " ")"
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -76,15 +77,12 @@ build() {
 # libfuzzer_args T: what OSS-Fuzz's run_fuzzer adds from $OUT/T.options
 # ([libfuzzer] section; the dict named there lives in $OUT).
 libfuzzer_args() {
-	awk -v out="$OUT" '
-		/^[ \t]*([#;]|$)/ { next }
-		/^[ \t]*\[/ { s = $0; gsub(/[][ \t]/, "", s); next }
-		s == "libfuzzer" && index($0, "=") {
-			k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
-			gsub(/^[ \t]+|[ \t]+$/, "", k); gsub(/^[ \t]+|[ \t]+$/, "", v)
-			if (k == "dict") v = out "/" v
-			print "-" k "=" v
-		}' "$OUT/$1.options"
+	local kv k v
+	while IFS= read -r kv; do
+		k=${kv%%=*} v=${kv#*=}
+		[ "$k" != dict ] || v=$OUT/$v
+		printf -- '-%s=%s\n' "$k" "$v"
+	done < <(kmgr_opt_keys "$OUT/$1.options" libfuzzer)
 }
 
 # calls BIN PREFIX: calls into one sanitizer runtime, counted as

@@ -11,6 +11,7 @@
 # .patch, or "none" for the correct library; the default pairs are fuzz-1,
 # fuzz-2, fuzz-3 and fuzz-5 and a never-completing execution (hang:N).
 set -euo pipefail
+. "$(dirname "$0")/lib/tree.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
 preset=asan
 limit=60
@@ -45,16 +46,9 @@ for pair in "${pairs[@]}"; do
 	IFS=: read -r mutant bin extra <<<"$pair"
 	tree="$work/$mutant"
 	if [ ! -d "$tree" ]; then
-		mkdir -p "$tree"
-		# Every folder the top CMakeLists.txt adds (a missing one is a
-		# configure error), sanitizers/ and corpus/ (fuzz/ and tools/
-		# look for their test inputs there when configured).
-		for f in CMakeLists.txt CMakePresets.json cmake lib support fuzz stress tools \
-			examples tests ci sanitizers corpus; do
-			cp -a "$src/$f" "$tree/$f"
-		done
+		kmgr_tree_copy "$src" "$tree"
 		if [ "$mutant" != none ]; then
-			(cd "$tree" && git apply "$src/mutants/$mutant.patch")
+			kmgr_apply_mutant "$tree" "$src/mutants/$mutant.patch"
 		fi
 		cmake --preset "$preset" -S "$tree" -B "$tree/build" >"$work/$mutant-cmake.log" 2>&1 || {
 			echo "stress-mutants: cannot configure $tree (see $work/$mutant-cmake.log)" >&2

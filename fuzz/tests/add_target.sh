@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # fuzz/tests/add_target.sh SRC SCRATCH C_COMPILER - adding a fuzz target is
 # its .c file and one line of fuzz/targets/TARGETS, nothing else.
 #
@@ -13,13 +13,9 @@
 set -eu
 src=$1 scratch=$2 cc=$3
 tree=$scratch/tree
+. "$src/ci/lib/tree.sh"
 rm -rf "$scratch"
-mkdir -p "$tree"
-for f in CMakeLists.txt CMakePresets.json cmake lib support fuzz stress tools examples tests ci \
-	sanitizers corpus; do
-	cp -a "$src/$f" "$tree/$f"
-done
-rm -rf "$tree/build"
+kmgr_tree_copy "$src" "$tree"
 # the change: one new file, one new line
 sed 's/"concurrent"/"zz_throwaway"/' "$src/fuzz/targets/concurrent.c" >"$tree/fuzz/targets/zz_throwaway.c"
 echo "zz_throwaway concurrent" >>"$tree/fuzz/targets/TARGETS"
