@@ -20,6 +20,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/targets.sh"
+. "$(dirname "$0")/lib/afl.sh"
 kmgr_signals_reset "$0" "$@"
 
 minutes=10 targets=$(kmgr_targets) jobs=$(nproc) cmin=0
@@ -93,18 +94,10 @@ work=$root/fuzz-work/afl
 mkdir -p "$work"
 summary=$(mktemp "$work/.summary.XXXXXX")
 pids=()
-# Every process of this run carries KMGR_AFL_RUN=$run in its environment:
-# the afl-fuzz instances get it and pass it on to their fork servers and
-# test processes.  Those are what a kill of the afl-fuzz pids misses:
-# a fork server calls setsid (so no group kill from here reaches it), and
-# when afl-fuzz stops on a signal it kills only its main fork server's
-# child; the CmpLog fork server gets SIGTERM and dies, and its persistent-
-# mode child, stopped (SIGSTOP) between two inputs, keeps the SIGTERM
-# pending and stays stopped, reparented to init, for good.
+# Every process of this run carries KMGR_AFL_RUN=$run in its environment
+# (ci/lib/afl.sh says why): what a kill of the afl-fuzz pids misses, the
+# reaping finds by it.
 run=$$.$RANDOM$RANDOM
-ours() {
-	grep -lzx "KMGR_AFL_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true
-}
 # stop_all: SIGTERM to the instances (they write their stats), up to 5 s
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
 # also ends a stopped process), until nothing is.
@@ -123,16 +116,9 @@ stop_all() {
 		[ "$left" = 1 ] || break
 		sleep 0.1
 	done
-	for i in 1 2 3 4 5; do
-		left=$(ours)
-		[ -n "$left" ] || break
-		# shellcheck disable=SC2086
-		kill -KILL $left 2>/dev/null || true
-		sleep 0.2
-	done
+	kmgr_reap_tagged "KMGR_AFL_RUN=$run" afl.sh || true
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	pids=()
-	[ -z "$(ours)" ] || echo "afl.sh: processes of this run survive: $(ours | paste -sd' ')" >&2
 }
 interrupted=""
 cleanup() {

@@ -30,25 +30,14 @@ for b in "$lf" "$afl" "$cl"; do
 	[ -x "$b" ] || { echo "scale-bench: $b missing (cmake --build --preset asan; ci/afl.sh builds the AFL++ ones)" >&2; exit 2; }
 done
 . "$root/sanitizers/env.sh"
+. "$root/ci/lib/afl.sh"
 work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 # Every afl-fuzz of this run, and so its fork servers and their children,
-# carries KMGR_SCALE_RUN=$run: a CmpLog persistent-mode child is left
-# stopped, reparented to init, even after afl-fuzz -V ends normally (one
-# per run when nothing reaps it), and only its environment names it (the
-# fork servers call setsid).  reap kills what is left after each AFL++ row.
+# carries KMGR_SCALE_RUN=$run (ci/lib/afl.sh): a CmpLog persistent-mode
+# child is left stopped even after afl-fuzz -V ends normally, one per run
+# when nothing reaps it.  reap kills what is left after each AFL++ row.
 run=$$.$RANDOM$RANDOM
-ours() { grep -lzx "KMGR_SCALE_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true; }
-reap() {
-	local left i
-	for i in 1 2 3 4 5; do
-		left=$(ours)
-		[ -n "$left" ] || return 0
-		# shellcheck disable=SC2086
-		kill -KILL $left 2>/dev/null || true
-		sleep 0.2
-	done
-	echo "scale-bench: processes of this run survive: $(ours | paste -sd' ')" >&2
-}
+reap() { kmgr_reap_tagged "KMGR_SCALE_RUN=$run" scale-bench || true; }
 trap 'reap; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 dict=$root/corpus/$t.dict
