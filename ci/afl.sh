@@ -18,13 +18,14 @@
 # process it started, prints the summary so far marked "interrupted" and
 # exits 128+signal.  Exits 1 when a crash was saved, 2 on bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/targets.sh"
 . "$(dirname "$0")/lib/afl.sh"
 kmgr_signals_reset "$0" "$@"
 
 minutes=10 targets=$(kmgr_targets) jobs=$(nproc) cmin=0
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 bad() {
 	echo "afl.sh: $*" >&2
 	exit 2

@@ -47,10 +47,9 @@
 # Exit status: 0 clean, 1 violations (each printed as path:line: [rule]),
 # 2 usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
-}
+usage() { kmgr_usage; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=check

@@ -16,10 +16,11 @@
 # --help it might start its whole job).
 # Exit status: 0 all follow the convention, 1 some do not, 2 bad usage.
 set -uo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=""
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) usage; exit 0 ;;

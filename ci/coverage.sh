@@ -32,6 +32,7 @@
 # listed in OUT/T/failed.txt.  Exit status: 0 reports written, 1 a build,
 # replay or llvm tool failure, 2 bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KMGR_COV_BUILD:-$root/build/coverage}
 out=""
@@ -40,7 +41,7 @@ no_work=0
 targets=""
 timeout_s=30
 
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 die() { echo "coverage.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -8,8 +8,9 @@
 # sanitizer options (A=1:B=2), to compare runtime options on one binary.
 # Prints each run's exec/s and B/A over the two rounds.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 bad() { echo "fuzz-ab: $* (see --help)" >&2; exit 2; }
 case "${1:-}" in -h | --help) usage; exit 0 ;; esac
 [ $# -ge 3 ] || bad "want BIN_A BIN_B CORPUS"

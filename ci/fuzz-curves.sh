@@ -11,10 +11,11 @@
 # both runs, keeps the samples so far (the CSV's first line says
 # "interrupted") and exits 128+signal.  Exit 2 on bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 kmgr_signals_reset "$0" "$@"
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 bad() { echo "fuzz-curves: $* (see --help)" >&2; exit 2; }
 case "${1:-}" in -h | --help) usage; exit 0 ;; -*) bad "unknown option $1" ;; esac
 [ $# -ge 3 ] || bad "want BIN_A BIN_B CORPUS"

@@ -27,6 +27,7 @@
 # summary and JSON so far marked "interrupted", exits 128+signal.
 # Exits 1 when anything was found, 2 on bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/options.sh"
 . "$(dirname "$0")/lib/targets.sh"
@@ -34,7 +35,7 @@ kmgr_signals_reset "$0" "$@"
 
 minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(nproc) json="" mode=""
 build_only=0 json_given=0
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 bad() {
 	echo "fuzz.sh: $*" >&2
 	exit 2

@@ -19,9 +19,10 @@
 #
 # Exit status: 0 every test red on its mutant, 1 a control failed, 2 usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/tree.sh"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 die_usage() {
 	echo "mutant-controls: $*" >&2
 	exit 2

@@ -14,9 +14,10 @@
 # replays (docs/scheduler.md, "Access points"); the label gets "+ap".
 # One result line at the end: MUTANT ... found=yes|no ttf=S replay=R/10 sig=...
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/tree.sh"
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 bad() { echo "mutant-eval: $* (see --help)" >&2; exit 2; }
 case "${1:-}" in -h | --help) usage; exit 0 ;; -*) bad "unknown option $1" ;; esac
 [ $# -ge 1 ] || bad "want MUTANT.patch"

@@ -38,6 +38,7 @@
 # either way), 2 bad usage.  Builds go to --build-root/<preset> (default
 # build/<preset>, the presets' own trees).
 set -uo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/targets.sh"
 kmgr_signals_reset "$0" "$@"
@@ -47,7 +48,7 @@ presets="tsan release" binaries="refdrain async churn faults" fuzz_presets="asan
 do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0 keep=14
 build_root="$src/build"
 args=("$@")
-usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 die() { echo "nightly.sh: $*" >&2; exit 2; }
 need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do

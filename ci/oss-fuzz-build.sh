@@ -16,11 +16,12 @@
 # --check runs only those checks on what $OUT holds, for $SANITIZER.
 # Exits 1 when a check fails, 2 on bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/ci/lib/targets.sh"
 . "$here/ci/lib/options.sh"
 read -r -a targets <<<"$(KMGR_ROOT=$here kmgr_targets " ")"
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 
 # OSS-Fuzz's compile flags per sanitizer (infra/base-images/base-clang):
 # one sanitizer per job.  address carries no UBSan: check_build rejects an

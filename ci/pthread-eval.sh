@@ -24,11 +24,12 @@
 # Exit status: 0 every bug found, replayed N/N, twin clean; 1 otherwise;
 # 2 bad usage.
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 kmgr_signals_reset "$0" "$@"
 export LC_NUMERIC=C # $EPOCHREALTIME with a decimal point
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 bad() {
 	echo "pthread-eval: $* (see --help)" >&2
 	exit 2

@@ -25,8 +25,9 @@
 # Chromium: $CHROMIUM, else /usr/bin/chromium.  Exit status: 0 checked,
 # 1 a check failed, 2 bad usage, 77 no Chromium (ctest SKIP_RETURN_CODE).
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 page="" png="" min_plots=1 min_findings=0 min_stress=0 min_links=0 min_new=0
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 die() { echo "report-check.sh: $*" >&2; exit 2; }
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1: a whole number"; }
 while [ $# -gt 0 ]; do

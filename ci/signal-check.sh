@@ -15,9 +15,10 @@
 # DIR is a configured and built asan tree (the ctest's own).
 # Exit status: 0 every case held, 1 one did not, 2 bad usage.
 set -uo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="" quick=0
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kmgr_usage; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) usage; exit 0 ;;

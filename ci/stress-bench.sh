@@ -6,6 +6,7 @@
 #
 #   ci/stress-bench.sh [--seconds N] [--threads N] [--build DIR] [--out FILE.md]
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
 secs=10
 threads=4
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
 	--threads) threads=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+	-h|--help) kmgr_usage; exit 0 ;;
 	*) echo "stress-bench: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done

@@ -11,6 +11,7 @@
 # .patch, or "none" for the correct library; the default pairs are fuzz-1,
 # fuzz-2, fuzz-3 and fuzz-5 and a never-completing execution (hang:N).
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/tree.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
 preset=asan
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
 	--preset) preset=$2; shift 2 ;;
 	--limit) limit=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	-h|--help) kmgr_usage; exit 0 ;;
 	-*) echo "stress-mutants: unknown option $1 (see --help)" >&2; exit 2 ;;
 	*) pairs+=("$1"); shift ;;
 	esac

@@ -6,9 +6,10 @@
 # Budget: under 25 minutes on 2 cores from a clean clone.
 #   ci/test.sh [--help]   (KMGR_PRESETS, KMGR_JOBS, KMGR_SKIP_AFL adjust it)
 set -euo pipefail
+. "$(dirname "$0")/lib/usage.sh"
 case "${1:-}" in
 "") ;;
--h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) kmgr_usage; exit 0 ;;
 *) echo "test: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
