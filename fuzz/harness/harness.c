@@ -1167,59 +1167,49 @@ void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_done(op, "nrt_close", NRT_SUCCESS);
 }
 
-/* NEURON_RT_VISIBLE_CORES as an nrt_init op spells it: the string, and the
+/* NEURON_RT_VISIBLE_CORES as an nrt_init op spells it (visible: the
+ * form, core: c): the string, printed from fmt with c + d[0..2], and the
  * visible count a closed runtime's nrt_get_visible_nc_count must give for
  * it on a device of nc cores, or -1 where the parser must refuse it.  The
- * verdicts are the forms' own, not a second parser's. */
+ * verdicts are the forms' own, not a second parser's: a form that parses
+ * names the cores lo..c + hi (lo: 0, or c itself when from_c). */
+static const struct {
+	const char *fmt; /* NULL: unset */
+	int d[3];
+	bool parses, from_c;
+	int hi;
+} kh_visible_forms[] = {
+    {NULL, {0}, true, false, -1},       /* unset: every core */
+    {"", {0}, true, false, -1},         /* empty: unset too */
+    {"%d", {0}, true, true, 0},         /* N */
+    {"0-%d", {0}, true, false, 0},      /* 0-N */
+    {"%d-%d", {0, 1}, true, true, 1},   /* N-N+1 */
+    {"%d-%d", {1, 0}, false, false, 0}, /* backwards */
+    {"%d,%d", {0, 0}, false, false, 0}, /* a list: not supported */
+    {"-%d", {0}, false, false, 0},
+    {"%d-", {0}, false, false, 0},
+    {"x%d", {0}, false, false, 0},
+    {"%d-4294967296", {0}, false, false, 0}, /* past UINT32_MAX */
+    {" %d", {0}, false, false, 0},
+    {"%d-%d-%d", {0, 0, 0}, false, false, 0}, /* three parts */
+};
+
 static const char *kh_env_visible(const kh_args_t *a, unsigned nc, char *b, size_t len, int *count)
 {
-	int c = a->core;
+	size_t n = sizeof(kh_visible_forms) / sizeof(kh_visible_forms[0]);
+	unsigned f = (unsigned)a->visible < n ? (unsigned)a->visible : (unsigned)n - 1;
+	int c = a->core, lo = kh_visible_forms[f].from_c ? c : 0, hi = c + kh_visible_forms[f].hi;
 
 	*count = -1;
-	switch (a->visible) {
-	case 0: /* unset */
-		*count = (int)nc;
-		return NULL;
-	case 1: /* empty: unset too */
-		*count = (int)nc;
-		return "";
-	case 2:
-		*count = (unsigned)c < nc ? 1 : -1;
-		snprintf(b, len, "%d", c);
-		return b;
-	case 3:
-		*count = (unsigned)c < nc ? c + 1 : -1;
-		snprintf(b, len, "0-%d", c);
-		return b;
-	case 4:
-		*count = (unsigned)c + 1 < nc ? 2 : -1;
-		snprintf(b, len, "%d-%d", c, c + 1);
-		return b;
-	case 5: /* backwards */
-		snprintf(b, len, "%d-%d", c + 1, c);
-		return b;
-	case 6: /* a list: not supported */
-		snprintf(b, len, "%d,%d", c, c);
-		return b;
-	case 7:
-		snprintf(b, len, "-%d", c);
-		return b;
-	case 8:
-		snprintf(b, len, "%d-", c);
-		return b;
-	case 9:
-		snprintf(b, len, "x%d", c);
-		return b;
-	case 10: /* past UINT32_MAX */
-		snprintf(b, len, "%d-4294967296", c);
-		return b;
-	case 11:
-		snprintf(b, len, " %d", c);
-		return b;
-	default: /* three parts */
-		snprintf(b, len, "%d-%d-%d", c, c, c);
-		return b;
-	}
+	if (kh_visible_forms[f].parses)
+		*count = kh_visible_forms[f].hi < 0 ? (int)nc
+		         : (unsigned)hi < nc        ? hi - lo + 1
+		                                    : -1;
+	if (!kh_visible_forms[f].fmt || !*kh_visible_forms[f].fmt)
+		return kh_visible_forms[f].fmt;
+	snprintf(b, len, kh_visible_forms[f].fmt, c + kh_visible_forms[f].d[0],
+	         c + kh_visible_forms[f].d[1], c + kh_visible_forms[f].d[2]);
+	return b;
 }
 
 /* NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS likewise; *ok: it parses. */
