@@ -1369,26 +1369,14 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_NRT_INIT] = kh_nrt_init,
 };
 
-#define KH_FIELD(f)                                                                                \
-	{                                                                                          \
-#f, offsetof(kh_args_t, f)                                                         \
-	}
+#define KH_FIELD(f) {#f, offsetof(kh_args_t, f)},
 
 int kh_field_offset(const char *name)
 {
 	static const struct {
 		const char *name;
 		size_t off;
-	} fields[] = {
-	    KH_FIELD(slot),    KH_FIELD(model), KH_FIELD(start),    KH_FIELD(count),
-	    KH_FIELD(in),      KH_FIELD(out),   KH_FIELD(repeat),   KH_FIELD(queue),
-	    KH_FIELD(which),   KH_FIELD(bogus), KH_FIELD(lnc),      KH_FIELD(xu),
-	    KH_FIELD(index),   KH_FIELD(name),  KH_FIELD(io),       KH_FIELD(on),
-	    KH_FIELD(mac),     KH_FIELD(what),  KH_FIELD(site),     KH_FIELD(nth),
-	    KH_FIELD(ts),      KH_FIELD(place), KH_FIELD(size),     KH_FIELD(off),
-	    KH_FIELD(len),     KH_FIELD(tmpl),  KH_FIELD(old),      KH_FIELD(fw),
-	    KH_FIELD(visible), KH_FIELD(core),  KH_FIELD(inflight),
-	};
+	} fields[] = {KH_ARGS(KH_FIELD)};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!strcmp(fields[i].name, name))

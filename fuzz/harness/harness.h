@@ -42,19 +42,28 @@ typedef struct kh_model {
 
 /* The arguments of every operation, by the field names of prog/kinds.c
  * (LOAD names its container by index in kh_config_t.models, not by
- * template).  An operation reads only its own fields. */
+ * template).  An operation reads only its own fields.  One list, KH_ARGS:
+ * the struct's members and kh_field_offset's table; a kinds.c field it
+ * lacks stops the runner at its first program (run.c). */
+/* clang-format off */
+#define KH_ARGS(X) \
+	X(slot) X(model) X(start) X(count)          /* load (slot: every model op) */ \
+	X(in) X(out) X(repeat) X(queue)             /* exec, schedule */ \
+	X(which) X(bogus)                           /* is_completed */ \
+	X(lnc) X(xu)                                /* get_sequence (and queue) */ \
+	X(index) X(name) X(io) X(on) X(mac) X(what) /* metadata, stale, badargs */ \
+	X(site) X(nth)                              /* fault */ \
+	X(ts) X(place) X(size) X(off) X(len)        /* tensor slots */ \
+	X(tmpl)                                     /* load: the program's, unused here */ \
+	X(old)                                      /* the handle the last nrt_unload retired */ \
+	X(fw) X(visible) X(core) X(inflight)        /* nrt_init: framework, env forms */
+/* clang-format on */
+
+#define KH_MEMBER(f) int16_t f;
 typedef struct kh_args {
-	int16_t slot, model, start, count;      /* load (slot: every model op) */
-	int16_t in, out, repeat, queue;         /* exec, schedule */
-	int16_t which, bogus;                   /* is_completed */
-	int16_t lnc, xu;                        /* get_sequence (and queue) */
-	int16_t index, name, io, on, mac, what; /* metadata, stale, badargs */
-	int16_t site, nth;                      /* fault */
-	int16_t ts, place, size, off, len;      /* tensor slots */
-	int16_t tmpl;                           /* load: the program's field, unused here */
-	int16_t old; /* the public API: the handle the slot's last nrt_unload retired */
-	int16_t fw, visible, core, inflight; /* nrt_init: framework, env forms */
+	KH_ARGS(KH_MEMBER)
 } kh_args_t;
+#undef KH_MEMBER
 
 /* The `what` selectors (prog/prog.h lists them, with their names):
  * STALE's, the entry point an unloaded id goes to; BADARGS's, the wrong
