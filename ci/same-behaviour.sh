@@ -43,6 +43,9 @@ while [ $# -gt 0 ]; do
 done
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=ci/lib/signals.sh
+. "$root/ci/lib/signals.sh"
+kmgr_signals_reset "$0" "$@"
 # shellcheck source=ci/lib/targets.sh
 . "$root/ci/lib/targets.sh"
 cd "$root"
