@@ -116,8 +116,7 @@ void torture_check_refcounts(torture_t *t, bool faults)
 	if (torture_failed(t))
 		return;
 	torture_main_progress(t, "quiesce");
-	while (emu_inflight_execs() != 0)
-		ks_usleep(50);
+	oracle_quiesce();
 	oracle_check_refcounts(faults);
 	/* a reference left over is one the teardown's unload would wait
 	 * for forever */
@@ -278,12 +277,11 @@ static void torture_body(torture_t *t)
 	snprintf(depth, sizeof(depth), "%u", t->ops->async_mode ? t->k.queue_depth : 0);
 	setenv("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", depth, 1);
 	torture_main_progress(t, "nrt_init");
-	st = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	st = oracle_open();
 	if (st != NRT_SUCCESS) {
 		torture_fail(t, "nrt_init: %s", nrt_get_status_as_str(st));
 		return;
 	}
-	oracle_attach();
 	torture_main_progress(t, "setup");
 	if (t->ops->setup(t) != 0)
 		ks_atomic_add_quiet(&t->stop, 1);
@@ -295,7 +293,7 @@ static void torture_body(torture_t *t)
 	if (t->ops->teardown)
 		t->ops->teardown(t);
 	torture_main_progress(t, "nrt_close");
-	nrt_close();
+	(void)oracle_close_runtime(); /* the checks below run whatever it says */
 	oracle_detach();
 	oracle_check_closed("after nrt_close");
 	if (kalloc_live_count() != 0)

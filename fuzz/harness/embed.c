@@ -19,6 +19,7 @@
 #include "oracle/model.c"
 #include "oracle/check.c"
 #include "oracle/oracle.c"
+#include "oracle/lifecycle.c"
 #include "harness/harness.c"
 #include "prog/templates.c"
 #include "harness/regression.c"

@@ -1137,16 +1137,6 @@ void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a)
 		kh_check_retired(op, "nrt_meta", a, &s, rc);
 }
 
-/* nrt_close; true when a fault fired inside it, which can leave what
- * close could not unload: that run skips the leak check (kh_body) */
-static bool kh_close_faulted(void)
-{
-	uint64_t fired = kfault_fired();
-
-	nrt_close();
-	return kfault_fired() != fired;
-}
-
 /* nrt_close while the other threads go on calling: they answer
  * NRT_CLOSED from its end on (oracle_check_lifecycle), and a close that
  * never returns is the run's hang bound. */
@@ -1160,7 +1150,7 @@ void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a)
 	while (ks_atomic_load_quiet(&H.facade) != 0)
 		ks_usleep(50);
 	oracle_close_begin(oracle_tick());
-	faulted = kh_close_faulted();
+	faulted = oracle_close_runtime();
 	oracle_close_end(oracle_tick());
 	if (faulted)
 		ks_atomic_store_quiet(&H.close_faulted, 1);
@@ -1407,12 +1397,6 @@ static void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uin
  * yield: under control a sleeping thread is not runnable, so the device
  * threads run even when the decisions ran out (whose fallback keeps the
  * current thread). */
-static void kh_quiesce(void)
-{
-	while (emu_inflight_execs() != 0)
-		ks_usleep(50);
-}
-
 static void kh_finish_pending(bool closed)
 {
 	for (unsigned k = 0; k < H.pend_hw; k++) {
@@ -1528,13 +1512,12 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 
 	if (c->plan.n)
 		kfault_set_plan(&c->plan);
-	if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) {
+	if (oracle_open() != NRT_SUCCESS) {
 		kfault_clear();
 		oracle_check_closed("after a failed nrt_init");
 		return c->plan.n ? 0 : -1;
 	}
 	r->started = true;
-	oracle_attach();
 	if (kmgr_is_async() != c->async)
 		oracle_fail("mode", "kmgr_is_async() is %d, the program asked for %s",
 		            kmgr_is_async(), c->async ? "async" : "sync");
@@ -1545,7 +1528,7 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 	for (unsigned t = 1; t < c->nthreads; t++)
 		ks_thread_join(&th[t], NULL);
 	closed = ks_atomic_load_quiet(&H.closing) != 0;
-	kh_quiesce();
+	oracle_quiesce();
 	kh_finish_pending(closed);
 	kh_free_tensor_slots();
 	if (!closed) /* else the facade is gone, and close unloaded everything */
@@ -1556,7 +1539,7 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 	 * contract (and TSan) forbid changing it while they may read it.  A
 	 * fault that fires inside nrt_close itself can leave what close could
 	 * not unload; that run skips the leak check. */
-	close_faulted = kh_close_faulted() || ks_atomic_load_quiet(&H.close_faulted);
+	close_faulted = oracle_close_runtime() || ks_atomic_load_quiet(&H.close_faulted);
 	kfault_clear();
 	if (!close_faulted)
 		oracle_check_closed("after nrt_close");

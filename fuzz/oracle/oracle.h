@@ -165,6 +165,14 @@ void oracle_check_history(void);
 void oracle_check_status(unsigned op, const char *what, NRT_STATUS got, oracle_expect_t e,
                          bool exact, bool faults);
 
+/* ---- lifecycle.c: the frame of a checked run (harness and stress) ---- */
+/* nrt_init, then the observer attached (only on success). */
+NRT_STATUS oracle_open(void);
+/* Waits until no execution is in flight on the device. */
+void oracle_quiesce(void);
+/* nrt_close; true when a fault fired inside it. */
+bool oracle_close_runtime(void);
+
 /* Silences the library's log (fuzz inputs are wrong on purpose, and the
  * chatter costs exec/s) except the lines it writes just before aborting on
  * a broken invariant of its own, which keep a crash readable.  Lives here,
