@@ -30,6 +30,8 @@ import datetime
 import os
 import sys
 
+# the modules live in ci/nightly/; no bytecode written into the source tree
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nightly.collect import *  # noqa: E402,F401,F403
 from nightly.svg import *  # noqa: E402,F401,F403
