@@ -15,9 +15,9 @@ case "${1:-}" in
 esac
 dir=$(cd "$(dirname "$0")" && pwd)
 fail=0 n=0
-for f in "$dir"/*.sh; do
+for f in "$dir"/*.sh "$dir"/bench/*.sh; do
 	n=$((n + 1))
-	name=ci/$(basename "$f")
+	name=ci/${f#"$dir"/}
 	out=$(bash "$f" --help 2>&1) || { echo "help-check: $name --help exits $?"; fail=1; continue; }
 	[ "$(basename "$f")" != afl-cc-cmplog.sh ] || continue
 	awk '/^usage\(\)/ { u = 1 } u && /<</ { found = 1 } u && /^}/ { exit } END { exit !found }' "$f" && continue

@@ -1,5 +1,5 @@
 # ci/lib/afl.sh - sourced by the scripts that run afl-fuzz (afl.sh,
-# scale-bench.sh).  A run tags every process it starts with an environment
+# bench/scale-bench.sh).  A run tags every process it starts with an environment
 # variable (NAME=VALUE), which afl-fuzz passes on to its fork servers and
 # their test processes.  That tag is the only way to find them all: a fork
 # server calls setsid (no group kill reaches it), and a CmpLog

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/fuzz-curves.sh BIN_A BIN_B CORPUS --out DIR [--seconds N] [--dict FILE]
+# ci/bench/fuzz-curves.sh BIN_A BIN_B CORPUS --out DIR [--seconds N] [--dict FILE]
 #                   [--labels A,B]
 # Coverage and feature curves of two builds of one libFuzzer target, side
 # by side in one run: A on CPU 0 and B on CPU 1 at the same time, each from
@@ -11,8 +11,8 @@
 # both runs, keeps the samples so far (the CSV's first line says
 # "interrupted") and exits 128+signal.  Exit 2 on bad usage.
 set -euo pipefail
-. "$(dirname "$0")/lib/usage.sh"
-. "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/../lib/usage.sh"
+. "$(dirname "$0")/../lib/signals.sh"
 kmgr_signals_reset "$0" "$@"
 
 usage() { kmgr_usage; }
@@ -37,7 +37,7 @@ for f in "$a" "$b"; do [ -x "$f" ] || bad "$f is not an executable"; done
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || bad "--seconds N, N >= 1"
 [ -z "$dict" ] || [ -f "$dict" ] || bad "no dictionary $dict"
 [[ "$labels" == *,* ]] || bad "--labels A,B"
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/sanitizers/env.sh"
 mkdir -p "$out"
 tmp=$(mktemp -d /tmp/fuzz-curves.XXXXXX)

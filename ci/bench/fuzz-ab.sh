@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/fuzz-ab.sh BIN_A BIN_B CORPUS [--seconds N] [--dict FILE] [--b-options OPTS]
+# ci/bench/fuzz-ab.sh BIN_A BIN_B CORPUS [--seconds N] [--dict FILE] [--b-options OPTS]
 # A/B speed of two builds of one libFuzzer target, for BENCHMARKS.md.  On a
 # shared 2-core machine two runs of one build differ by 10-15%, more than
 # most changes; so A and B run at the same time, A on CPU 0 and B on CPU 1,
@@ -8,7 +8,7 @@
 # sanitizer options (A=1:B=2), to compare runtime options on one binary.
 # Prints each run's exec/s and B/A over the two rounds.
 set -euo pipefail
-. "$(dirname "$0")/lib/usage.sh"
+. "$(dirname "$0")/../lib/usage.sh"
 
 usage() { kmgr_usage; }
 bad() { echo "fuzz-ab: $* (see --help)" >&2; exit 2; }
@@ -29,7 +29,7 @@ for f in "$a" "$b"; do [ -x "$f" ] || { echo "fuzz-ab: $f is not an executable" 
 [ -d "$corpus" ] || { echo "fuzz-ab: $corpus is not a directory" >&2; exit 2; }
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || { echo "fuzz-ab: --seconds N, N >= 1" >&2; exit 2; }
 [ -z "$dict" ] || [ -f "$dict" ] || { echo "fuzz-ab: no dictionary $dict" >&2; exit 2; }
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/sanitizers/env.sh"
 tmp=$(mktemp -d /tmp/fuzz-ab.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/scale-bench.sh [--seconds N] [--target T] [--help]
+# ci/bench/scale-bench.sh [--seconds N] [--target T] [--help]
 # BENCHMARKS.md, "Every core": exec/s and coverage of one target with one and
 # with two workers, for libFuzzer (in-process, -jobs=2 -workers=2 on one
 # corpus folder, -fork=1, -fork=2) and AFL++ (-M alone, -M + -S; CmpLog on
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 10 ] || { echo "scale-bench: --seconds N, N >= 10" >&2; exit 2; }
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 [ -d "$root/corpus/$t" ] || { echo "scale-bench: unknown target $t" >&2; exit 2; }
 lf=$root/build/asan/fuzz/$t afl=$root/build/afl/fuzz/$t cl=$root/build/afl-cmplog/fuzz/$t
 for b in "$lf" "$afl" "$cl"; do

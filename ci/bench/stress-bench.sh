@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# ci/stress-bench.sh - the stress binaries in the release preset, jemalloc
+# ci/bench/stress-bench.sh - the stress binaries in the release preset, jemalloc
 # (stress_X) against glibc malloc (stress_X_glibc), one after the other in
 # one run, and a markdown table: executions/s and the unload drain wait
 # p50/p99/max of stress_refdrain, ops/s of the others.
 #
-#   ci/stress-bench.sh [--seconds N] [--threads N] [--build DIR] [--out FILE.md]
+#   ci/bench/stress-bench.sh [--seconds N] [--threads N] [--build DIR] [--out FILE.md]
 set -euo pipefail
-. "$(dirname "$0")/lib/usage.sh"
-src=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/../lib/usage.sh"
+src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=10
 threads=4
 build="$src/build/release"
