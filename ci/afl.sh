@@ -75,19 +75,12 @@ for b in "$build" "$cmplog"; do
 		{ echo "afl.sh: building $b failed; the end of $log:" >&2; tail -n 20 "$log" >&2; exit 1; }
 done
 
-# afl-fuzz wants ASan to abort without symbolizing; the tests' suppressions
-# and checks stay (sanitizers/env.sh).
+# The tests' suppressions and checks stay (sanitizers/env.sh), with what
+# afl-fuzz wants over them (kmgr_afl_env); an existing output directory is
+# resumed.
 . "$root/sanitizers/env.sh"
-export ASAN_OPTIONS="$ASAN_OPTIONS:abort_on_error=1:symbolize=0"
-export UBSAN_OPTIONS="$UBSAN_OPTIONS:halt_on_error=1:abort_on_error=1:symbolize=0"
-# an ASan build: afl-fuzz refuses MSAN_OPTIONS without its exit code
-export LSAN_OPTIONS="$LSAN_OPTIONS:symbolize=0"
-unset MSAN_OPTIONS TSAN_OPTIONS
-# A shared machine: no CPU pinning (afl-fuzz would refuse when another
-# instance holds the free cores), no UI, crashes kept even when the kernel's
-# core_pattern pipes them elsewhere, an existing output directory resumed.
-export AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_AUTORESUME=1
-export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+kmgr_afl_env
+export AFL_AUTORESUME=1
 
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10

@@ -73,11 +73,7 @@ for mode in inproc jobs2 1 2; do
 done
 
 # AFL++: -M alone (with CmpLog), then -M + -S (CmpLog on the secondary)
-export ASAN_OPTIONS="$ASAN_OPTIONS:abort_on_error=1:symbolize=0"
-export UBSAN_OPTIONS="$UBSAN_OPTIONS:halt_on_error=1:abort_on_error=1:symbolize=0"
-export LSAN_OPTIONS="$LSAN_OPTIONS:symbolize=0"
-unset MSAN_OPTIONS TSAN_OPTIONS
-export AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+kmgr_afl_env
 export AFL_CMPLOG_ONLY_NEW=1
 for n in 1 2; do
 	out=$work/afl-$n
