@@ -230,24 +230,19 @@ expect red "an allow-list entry with an unknown rule" "unknown rule"
 copy
 echo "lib/kmgr/exec.c threads" >>"$tmp/t/ci/layering-allow.txt"
 expect red "an allow-list entry without a reason" "without a reason"
-copy
-inject fuzz/prog/decode.c '#include "harness/harness.h"'
-expect red "prog/ including the harness" "fuzz/prog/decode.c:"
-copy
-inject fuzz/prog/shape.c '#include "oracle/oracle.h"'
-expect red "prog/ including the oracle" "fuzz/prog/shape.c:"
-copy
-inject fuzz/oracle/check.c '#include "harness/run.h"'
-expect red "the oracle including the harness" "fuzz/oracle/check.c:"
-copy
-inject fuzz/oracle/model.c '#include "prog/prog.h"'
-expect red "the oracle including prog/" "fuzz/oracle/model.c:"
-copy
-inject stress/torture.c '#include "harness/harness.h"'
-expect red "stress/ including the harness" "stress/torture.c:"
-copy
-inject stress/churn.c '#include "prog/prog.h"'
-expect red "stress/ including prog/" "stress/churn.c:"
+# the wing: FILE|HEADER|WHAT, one wrong-way include each
+while IFS='|' read -r file header what; do
+	copy
+	inject "$file" "#include \"$header\""
+	expect red "$what" "$file:"
+done <<'WING'
+fuzz/prog/decode.c|harness/harness.h|prog/ including the harness
+fuzz/prog/shape.c|oracle/oracle.h|prog/ including the oracle
+fuzz/oracle/check.c|harness/run.h|the oracle including the harness
+fuzz/oracle/model.c|prog/prog.h|the oracle including prog/
+stress/torture.c|harness/harness.h|stress/ including the harness
+stress/churn.c|prog/prog.h|stress/ including prog/
+WING
 copy
 inject fuzz/harness/harness.c '#include "prog/prog.h"'
 inject fuzz/harness/harness.c '#include "oracle/oracle.h"'
