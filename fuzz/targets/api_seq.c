@@ -6,14 +6,4 @@
  */
 #include "target.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return kfuzz_run(data, size, "api_seq"); /* shaped by prog/shape.c */
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return kfuzz_initialize();
-}
+KFUZZ_PROGRAM_TARGET(api_seq)

@@ -21,4 +21,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * call it once, before the first input). */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
+/* A program target's two entry points: NAME is its line in TARGETS, whose
+ * SHAPE (prog/shape.c) kfuzz_run applies. */
+#define KFUZZ_PROGRAM_TARGET(NAME)                                                                 \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                               \
+	{                                                                                          \
+		return kfuzz_run(data, size, #NAME);                                               \
+	}                                                                                          \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)                                          \
+	{                                                                                          \
+		(void)argc;                                                                        \
+		(void)argv;                                                                        \
+		return kfuzz_initialize();                                                         \
+	}
+
 #endif
