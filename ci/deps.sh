@@ -41,7 +41,7 @@ need_cmd pkg-config pkgconf
 need_cmd nm binutils
 # tests/check_options.py and the kmgr-repro triage --json test
 need_cmd python3 python3
-# the nightly report is checked in a real browser (ci/report-check.sh);
+# the nightly report is checked in a real browser (ci/nightly/report-check.sh);
 # DejaVu: a font for its text, the same on every machine
 need_cmd chromium chromium
 need_file "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" fonts-dejavu-core

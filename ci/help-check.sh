@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/help-check.sh [--help] - every ci/*.sh answers --help with its whole
+# ci/help-check.sh [--help] - every ci/*.sh (and ci/bench/, ci/nightly/) answers --help with its whole
 # header comment and nothing else: exit 0, the header's last line printed
 # (not cut short), and no line that is code of the script (no line past
 # the header).  A script whose usage() writes its own text (a here-document:
@@ -15,7 +15,7 @@ case "${1:-}" in
 esac
 dir=$(cd "$(dirname "$0")" && pwd)
 fail=0 n=0
-for f in "$dir"/*.sh "$dir"/bench/*.sh; do
+for f in "$dir"/*.sh "$dir"/bench/*.sh "$dir"/nightly/*.sh; do
 	n=$((n + 1))
 	name=ci/${f#"$dir"/}
 	out=$(bash "$f" --help 2>&1) || { echo "help-check: $name --help exits $?"; fail=1; continue; }

@@ -4,7 +4,7 @@
 # the fuzz targets (ci/fuzz.sh, asan), kmgr-repro triage of what they found,
 # coverage over the grown corpus (ci/coverage.sh), the mutant negative
 # controls (ci/mutant-controls.sh, when present), then ONE self-contained
-# HTML page and a JSON file (ci/nightly-report.py): exec/s and coverage over
+# HTML page and a JSON file (ci/nightly/report.py): exec/s and coverage over
 # time per target, findings by bucket with their reproduce commands, stress
 # throughput and drain-latency histograms, and the trend across nights.
 #
@@ -127,7 +127,7 @@ if interrupted:
     meta["interrupted"] = interrupted
 json.dump(meta, open(path, "w"), indent=1)
 PY
-	python3 "$src/ci/nightly-report.py" --night "$night" --history "$history" \
+	python3 "$src/ci/nightly/report.py" --night "$night" --history "$history" \
 		--trend "$out/trend.json" --keep "$keep" \
 		--repro-tool "$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro" || ok=0
 	echo "nightly.sh: report $night/nightly.html ($night/nightly.json)${interrupted:+, interrupted by $interrupted}"

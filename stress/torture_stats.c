@@ -245,7 +245,7 @@ static void torture_json_str(FILE *f, const char *s)
 }
 
 /* The non-empty buckets as [lower bound ns, count] pairs: the histogram
- * itself, for plots (ci/nightly-report.py), not only its percentiles. */
+ * itself, for plots (ci/nightly/report.py), not only its percentiles. */
 static void torture_json_buckets(FILE *f, const torture_hist_t *h)
 {
 	bool first = true;

@@ -1,1 +1,1 @@
-"""The nightly report's modules (ci/nightly-report.py is the program)."""
+"""The nightly report's modules (ci/nightly/report.py is the program)."""

@@ -1,6 +1,6 @@
 """ci/nightly/collect.py - the nightly report's inputs: a night's logs, JSON
 files and triage read into one dict, the history of earlier nights, the
-findings' replays (ci/nightly-report.py assembles; docstring there)."""
+findings' replays (ci/nightly/report.py assembles; docstring there)."""
 import glob
 import json
 import os

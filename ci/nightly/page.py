@@ -18,7 +18,7 @@ td.known{color:#666}"""
 
 RENDER_CHECK = """<script>
 // Written by the browser after layout: how many plots drew a non-empty
-// series (ci/report-check.sh reads this from the dumped DOM).
+// series (ci/nightly/report-check.sh reads this from the dumped DOM).
 window.addEventListener('load', function () {
   var drawn = 0, marks = 0;
   document.querySelectorAll('svg.plot').forEach(function (s) {

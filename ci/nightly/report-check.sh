@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# ci/report-check.sh - renders a nightly report page in a real headless
+# ci/nightly/report-check.sh - renders a nightly report page in a real headless
 # Chromium and checks that it shows data, not only that the file exists.
 #
-#   ci/report-check.sh PAGE.html [--png FILE] [--min-plots N] [--min-findings N]
+#   ci/nightly/report-check.sh PAGE.html [--png FILE] [--min-plots N] [--min-findings N]
 #                      [--min-stress N] [-h|--help]
 #
 #   --png FILE        keep the screenshot (1200x2400) there (default: a
@@ -25,7 +25,7 @@
 # Chromium: $CHROMIUM, else /usr/bin/chromium.  Exit status: 0 checked,
 # 1 a check failed, 2 bad usage, 77 no Chromium (ctest SKIP_RETURN_CODE).
 set -euo pipefail
-. "$(dirname "$0")/lib/usage.sh"
+. "$(dirname "$0")/../lib/usage.sh"
 page="" png="" min_plots=1 min_findings=0 min_stress=0 min_links=0 min_new=0
 usage() { kmgr_usage; }
 die() { echo "report-check.sh: $*" >&2; exit 2; }

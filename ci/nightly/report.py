@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""ci/nightly-report.py - one self-contained HTML page and a JSON file from a night's outputs.
+"""ci/nightly/report.py - one self-contained HTML page and a JSON file from a night's outputs.
 
-    ci/nightly-report.py --night DIR [--history DIR] [--date YYYY-MM-DD]
+    ci/nightly/report.py --night DIR [--history DIR] [--date YYYY-MM-DD]
                          [--html FILE] [--json FILE] [--repro-tool PATH] [--title TEXT]
 
 DIR holds what ci/nightly.sh collected (every part optional, a missing one is
@@ -32,7 +32,7 @@ import sys
 
 # the modules live in ci/nightly/; no bytecode written into the source tree
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from nightly.collect import *  # noqa: E402,F401,F403
 from nightly.svg import *  # noqa: E402,F401,F403
 from nightly.page import *  # noqa: E402,F401,F403
@@ -40,7 +40,7 @@ from nightly.page import *  # noqa: E402,F401,F403
 
 def main(argv):
     ap = argparse.ArgumentParser(
-        prog="nightly-report.py",
+        prog="report.py",
         description="One self-contained HTML page (inline SVG plots) and a JSON file from a "
                     "night's fuzz logs, AFL++ plot_data, stress --json outputs and kmgr-repro "
                     "triage; --history adds the trend across nights.")

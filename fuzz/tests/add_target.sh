@@ -9,7 +9,7 @@
 # new target: the build (the binary fuzz/zz_throwaway replays
 # corpus/concurrent/), the C side (kprog runs a program --target
 # zz_throwaway), the shell (ci/lib/targets.sh) and Python
-# (ci/nightly-report.py's TARGETS).  Exit 0 when all do.
+# (ci/nightly/report.py's TARGETS).  Exit 0 when all do.
 set -eu
 src=$1 scratch=$2 cc=$3
 tree=$scratch/tree
@@ -41,7 +41,7 @@ python3 -c "
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location('nr', sys.argv[1])
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-sys.exit(0 if 'zz_throwaway' in m.TARGETS else 1)" "$tree/ci/nightly-report.py" ||
-	{ echo "add_target: ci/nightly-report.py does not list zz_throwaway"; exit 1; }
+sys.exit(0 if 'zz_throwaway' in m.TARGETS else 1)" "$tree/ci/nightly/report.py" ||
+	{ echo "add_target: ci/nightly/report.py does not list zz_throwaway"; exit 1; }
 rm -rf "$scratch"
 echo "add_target: a .c file and a line: the build, kprog, ci/lib/targets.sh and the nightly report know zz_throwaway"

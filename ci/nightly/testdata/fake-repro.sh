@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/testdata/nightly/fake-repro.sh replay FILE --times N [--target T] -
+# ci/nightly/testdata/fake-repro.sh replay FILE --times N [--target T] -
 # stands in for kmgr-repro in run-test.sh, so the report's reliability
 # column is checked without a build: "reproduced N/N" for a file that
 # exists, exit 2 otherwise.

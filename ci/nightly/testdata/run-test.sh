@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# ci/testdata/nightly/run-test.sh OUTDIR - the ctest nightly_report_render:
-# ci/nightly-report.py over the fixture night (night/) with the fixture
+# ci/nightly/testdata/run-test.sh OUTDIR - the ctest nightly_report_render:
+# ci/nightly/report.py over the fixture night (night/) with the fixture
 # history (history/), then checks that what it wrote matches its inputs
 # (figures taken from the fixture files here, by grep, not by the
 # generator's parser) and that Chromium renders it with data
-# (ci/report-check.sh; exit 77, SKIP, without Chromium), every link it
+# (ci/nightly/report-check.sh; exit 77, SKIP, without Chromium), every link it
 # holds leading to a file.  Then two nights in a row, the second with one
 # finding more: that one, and only that one, is marked new; a third night
 # with --keep 2 removes the first night's folder and keeps its figures in
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ci=$(cd "$here/../.." && pwd)
 out=${1:?usage: run-test.sh OUTDIR}
 rm -rf "$out" && mkdir -p "$out"
-python3 "$ci/nightly-report.py" --night "$here/night" --history "$here/history" \
+python3 "$ci/nightly/report.py" --night "$here/night" --history "$here/history" \
 	--html "$out/nightly.html" --json "$out/nightly.json" --repro-tool "$here/fake-repro.sh"
 
 # The JSON against the fixtures: every libFuzzer log's best cov and last
@@ -89,7 +89,7 @@ plots=$((2 * logs + 2 + presets + drains + 5))
 files=$(find "$here/night/findings" -type f | wc -l)
 covpages=$(find "$here/night/coverage" -name index.html | wc -l)
 links=$(($(ls "$here"/night/logs | wc -l) + logs + files + 2 * runs + covpages))
-bash "$ci/report-check.sh" "$out/nightly.html" --png "$out/screenshot.png" \
+bash "$ci/nightly/report-check.sh" "$out/nightly.html" --png "$out/screenshot.png" \
 	--min-plots "$plots" --min-findings $((buckets + failed)) --min-stress "$runs" \
 	--min-links "$links" --min-new 2
 
@@ -108,7 +108,7 @@ t = json.load(open(os.path.join(d, "triage.json")))
 t["buckets"] = [b for b in t["buckets"] if not (drop and b["signature"].startswith(drop))]
 json.dump(t, open(os.path.join(d, "triage.json"), "w"))
 PY
-	python3 "$ci/nightly-report.py" --night "$nights/$1" --history "$nights" \
+	python3 "$ci/nightly/report.py" --night "$nights/$1" --history "$nights" \
 		--trend "$nights/trend.json" --keep "${KEEP:-14}" --repro-tool "$here/fake-repro.sh"
 }
 night 2026-12-01T0100Z "ORACLE"
@@ -123,7 +123,7 @@ ok = len(new) == 1 and new[0].startswith("ORACLE") and known and \
 print("run-test.sh: second night: new %r, known since %r%s" % (new, known, "" if ok else ": FAIL"))
 sys.exit(0 if ok else 1)
 PY
-bash "$ci/report-check.sh" "$nights/2026-12-02T0100Z/nightly.html" --png "$out/second-night.png" \
+bash "$ci/nightly/report-check.sh" "$nights/2026-12-02T0100Z/nightly.html" --png "$out/second-night.png" \
 	--min-plots "$plots" --min-new 1 --min-links "$links"
 KEEP=2 night 2026-12-03T0100Z
 left=$(ls -d "$nights"/2026-* | xargs -n1 basename | tr '\n' ' ')
