@@ -120,7 +120,7 @@ static void *as_submitter(torture_thread_t *w)
 
 		torture_set_op(w, "kmgr_exec (implicit async)");
 		if (id)
-			st = kmgr_exec((H_NN){id}, io[s].in, io[s].out,
+			st = kmgr_exec((H_NN){id}, io[s].t.in_set, io[s].t.out_set,
 			               ((uint64_t)w->idx << 40) | ++seq);
 		torture_count(w, st);
 		if (st == NRT_SUCCESS) {
@@ -240,7 +240,8 @@ static void as_burst(torture_thread_t *w, torture_io_t *io)
 
 	torture_set_op(w, "nrta_execute_schedule");
 	while (n < want) {
-		NRT_STATUS st = nrta_execute_schedule(as.anchor, io->in, io->out, 0, NULL, &seq[n]);
+		NRT_STATUS st =
+		    nrta_execute_schedule(as.anchor, io->t.in_set, io->t.out_set, 0, NULL, &seq[n]);
 
 		torture_count(w, st);
 		if (st == NRT_QUEUE_FULL) {

@@ -214,7 +214,7 @@ static void ch_probe_stale(torture_thread_t *w, torture_io_t *io)
 		break;
 	}
 	torture_set_op(w, "stale-handle probe");
-	st[0] = kmgr_exec((H_NN){id}, io->in, io->out, 0);
+	st[0] = kmgr_exec((H_NN){id}, io->t.in_set, io->t.out_set, 0);
 	st[1] = kmgr_get_ifmap_count((H_NN){id}, &cnt);
 	st[2] = kmgr_set_profiling((H_NN){id}, false);
 	ks_atomic_add_quiet(&ch.probes, 1);

@@ -85,7 +85,7 @@ static void ft_exec(torture_thread_t *w, torture_io_t *io)
 	uint64_t t0 = torture_now_ns();
 	NRT_STATUS st;
 
-	if (!id || !io->in)
+	if (!id || !io->t.in_set)
 		return;
 	torture_set_op(w, "fill inputs");
 	st = torture_io_fill(io, torture_rand(w));
@@ -94,7 +94,7 @@ static void ft_exec(torture_thread_t *w, torture_io_t *io)
 		return;
 	}
 	torture_set_op(w, "kmgr_exec");
-	st = kmgr_exec((H_NN){id}, io->in, io->out, w->idx);
+	st = kmgr_exec((H_NN){id}, io->t.in_set, io->t.out_set, w->idx);
 	ft_check(w, "kmgr_exec", st);
 	if (st != NRT_SUCCESS) {
 		ks_atomic_add_quiet(&ft.exec_failed, 1);

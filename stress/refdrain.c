@@ -63,7 +63,7 @@ static void rd_exec_one(torture_thread_t *w, torture_io_t *io, uint32_t id, uint
 	}
 	torture_set_op(w, "kmgr_exec");
 	t0 = torture_now_ns();
-	st = kmgr_exec((H_NN){id}, io->in, io->out, ((uint64_t)w->idx << 40) | seq);
+	st = kmgr_exec((H_NN){id}, io->t.in_set, io->t.out_set, ((uint64_t)w->idx << 40) | seq);
 	torture_count(w, st);
 	if (st == NRT_INVALID_HANDLE) {
 		ks_atomic_add_quiet(&rd.stale, 1);

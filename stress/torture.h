@@ -22,6 +22,7 @@
 #include <nrt/nrt_status.h>
 
 #include "emu/emu.h"
+#include "ktest_model.h"
 #include "oracle/oracle.h"
 #include "sched/ksched.h"
 
@@ -168,11 +169,11 @@ bool torture_status_known(NRT_STATUS st);
 NRT_STATUS torture_model_bytes(uint32_t n_in, uint32_t n_out, uint32_t nkbin, uint8_t **bytes,
                                size_t *len);
 
-/* Per-thread tensors for a model of that shape. */
+/* Per-thread tensors for a model of that shape (at most 4 inputs and 4
+ * outputs): the kit's tensors and sets (t.in_set, t.out_set), and what
+ * each input was last filled with. */
 typedef struct torture_io {
-	uint32_t n_in, n_out;
-	nrt_tensor_set_t *in, *out;
-	nrt_tensor_t *tin[4], *tout[4];
+	kt_nrt_io_t t;
 	uint8_t data[4][TORTURE_IO_BYTES];
 } torture_io_t;
 

@@ -12,29 +12,48 @@
 #include "ktest.h"
 #include "model/kmodel.h"
 
+NRT_STATUS kt_model_try(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
+                        const uint32_t *in_sizes, uint32_t n_out, const uint32_t *out_sizes,
+                        bool malloc_copy, uint8_t **bytes, size_t *len)
+{
+	kmodel_t *m = kmodel_new(name, nkbin, cc);
+	NRT_STATUS st = NRT_SUCCESS;
+	uint8_t *k = NULL;
+	char tn[32];
+
+	*bytes = NULL;
+	if (!m)
+		return NRT_RESOURCE;
+	for (uint32_t i = 0; i < n_in + n_out && st == NRT_SUCCESS; i++) {
+		bool in = i < n_in;
+
+		snprintf(tn, sizeof(tn), "%s%u", in ? "in" : "out", in ? i : i - n_in);
+		st =
+		    kmodel_add_tensor(m, tn, in ? NRT_TENSOR_USAGE_INPUT : NRT_TENSOR_USAGE_OUTPUT,
+		                      NRT_DTYPE_UINT8, 1, in ? &in_sizes[i] : &out_sizes[i - n_in]);
+	}
+	if (st == NRT_SUCCESS)
+		st = kmodel_serialize(m, &k, len);
+	kmodel_free(m);
+	if (st != NRT_SUCCESS || !malloc_copy) {
+		*bytes = k;
+		return st;
+	}
+	*bytes = malloc(*len);
+	if (*bytes)
+		memcpy(*bytes, k, *len);
+	kfree(k);
+	return *bytes ? NRT_SUCCESS : NRT_RESOURCE;
+}
+
 uint8_t *kt_model_build(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
                         const uint32_t *in_sizes, uint32_t n_out, const uint32_t *out_sizes,
                         size_t *len)
 {
-	kmodel_t *m = kmodel_new(name, nkbin, cc);
-	uint8_t *bytes = NULL;
-	char tn[32];
+	uint8_t *bytes;
 
-	KT_ASSERT(m != NULL);
-	for (uint32_t i = 0; i < n_in; i++) {
-		snprintf(tn, sizeof(tn), "in%u", i);
-		KT_EQ(kmodel_add_tensor(m, tn, NRT_TENSOR_USAGE_INPUT, NRT_DTYPE_UINT8, 1,
-		                        &in_sizes[i]),
-		      NRT_SUCCESS);
-	}
-	for (uint32_t j = 0; j < n_out; j++) {
-		snprintf(tn, sizeof(tn), "out%u", j);
-		KT_EQ(kmodel_add_tensor(m, tn, NRT_TENSOR_USAGE_OUTPUT, NRT_DTYPE_UINT8, 1,
-		                        &out_sizes[j]),
-		      NRT_SUCCESS);
-	}
-	KT_EQ(kmodel_serialize(m, &bytes, len), NRT_SUCCESS);
-	kmodel_free(m);
+	KT_EQ(kt_model_try(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, false, &bytes, len),
+	      NRT_SUCCESS);
 	return bytes;
 }
 
@@ -42,12 +61,10 @@ uint8_t *kt_model_malloc(const char *name, uint32_t nkbin, bool cc, uint32_t n_i
                          const uint32_t *in_sizes, uint32_t n_out, const uint32_t *out_sizes,
                          size_t *len)
 {
-	uint8_t *kbytes = kt_model_build(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, len);
-	uint8_t *bytes = malloc(*len);
+	uint8_t *bytes;
 
-	KT_ASSERT(bytes != NULL);
-	memcpy(bytes, kbytes, *len);
-	kfree(kbytes);
+	KT_EQ(kt_model_try(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, true, &bytes, len),
+	      NRT_SUCCESS);
 	return bytes;
 }
 
@@ -62,30 +79,51 @@ void kt_expect_output(uint32_t n_in, const uint8_t *const *in, const uint64_t *s
 	free(want);
 }
 
+/* One tensor of the kit: allocated, initialized when init (inputs with the
+ * pattern, outputs with 0xEE), added to its set. */
+static NRT_STATUS kt_nrt_io_tensor(kt_nrt_io_t *io, uint32_t i, nrt_tensor_placement_t placement,
+                                   int nc, bool init)
+{
+	bool in = i < io->n_in;
+	uint32_t j = in ? i : i - io->n_in;
+	uint32_t size = in ? io->in_sizes[j] : io->out_sizes[j];
+	nrt_tensor_t **tp = in ? &io->in[j] : &io->out[j];
+	uint8_t buf[4096];
+	char name[16];
+	NRT_STATUS st;
+
+	snprintf(name, sizeof(name), "%s%u", in ? "in" : "out", j);
+	st = nrt_tensor_allocate(placement, nc, size, name, tp);
+	if (st == NRT_SUCCESS && init && in) {
+		if (size > sizeof(buf))
+			return NRT_INVALID;
+		for (uint32_t k = 0; k < size; k++)
+			buf[k] = (uint8_t)(j * 7 + k * 3);
+		st = nrt_tensor_write(*tp, buf, 0, size);
+	}
+	if (st == NRT_SUCCESS && init && !in)
+		st = nrt_tensor_memset(*tp, 0, 0xEE, size);
+	if (st == NRT_SUCCESS)
+		st = nrt_add_tensor_to_tensor_set(in ? io->in_set : io->out_set, name, *tp);
+	return st;
+}
+
+NRT_STATUS kt_nrt_io_open(kt_nrt_io_t *io, nrt_tensor_placement_t placement, int nc, bool init)
+{
+	NRT_STATUS st = nrt_allocate_tensor_set(&io->in_set);
+
+	if (st == NRT_SUCCESS)
+		st = nrt_allocate_tensor_set(&io->out_set);
+	for (uint32_t i = 0; i < io->n_in + io->n_out && st == NRT_SUCCESS; i++)
+		st = kt_nrt_io_tensor(io, i, placement, nc, init);
+	if (st != NRT_SUCCESS)
+		kt_nrt_io_free(io);
+	return st;
+}
+
 void kt_nrt_io_make(kt_nrt_io_t *io, nrt_tensor_placement_t placement, int nc)
 {
-	char name[16];
-	uint8_t buf[4096];
-
-	KT_EQ(nrt_allocate_tensor_set(&io->in_set), NRT_SUCCESS);
-	KT_EQ(nrt_allocate_tensor_set(&io->out_set), NRT_SUCCESS);
-	for (uint32_t i = 0; i < io->n_in; i++) {
-		KT_LE(io->in_sizes[i], sizeof(buf));
-		snprintf(name, sizeof(name), "in%u", i);
-		KT_EQ(nrt_tensor_allocate(placement, nc, io->in_sizes[i], name, &io->in[i]),
-		      NRT_SUCCESS);
-		for (uint32_t k = 0; k < io->in_sizes[i]; k++)
-			buf[k] = (uint8_t)(i * 7 + k * 3);
-		KT_EQ(nrt_tensor_write(io->in[i], buf, 0, io->in_sizes[i]), NRT_SUCCESS);
-		KT_EQ(nrt_add_tensor_to_tensor_set(io->in_set, name, io->in[i]), NRT_SUCCESS);
-	}
-	for (uint32_t j = 0; j < io->n_out; j++) {
-		snprintf(name, sizeof(name), "out%u", j);
-		KT_EQ(nrt_tensor_allocate(placement, nc, io->out_sizes[j], name, &io->out[j]),
-		      NRT_SUCCESS);
-		KT_EQ(nrt_tensor_memset(io->out[j], 0, 0xEE, io->out_sizes[j]), NRT_SUCCESS);
-		KT_EQ(nrt_add_tensor_to_tensor_set(io->out_set, name, io->out[j]), NRT_SUCCESS);
-	}
+	KT_EQ(kt_nrt_io_open(io, placement, nc, true), NRT_SUCCESS);
 }
 
 void kt_nrt_io_check(const kt_nrt_io_t *io)
@@ -118,10 +156,14 @@ void kt_nrt_io_check(const kt_nrt_io_t *io)
 
 void kt_nrt_io_free(kt_nrt_io_t *io)
 {
-	nrt_destroy_tensor_set(&io->in_set);
-	nrt_destroy_tensor_set(&io->out_set);
+	if (io->in_set)
+		nrt_destroy_tensor_set(&io->in_set);
+	if (io->out_set)
+		nrt_destroy_tensor_set(&io->out_set);
 	for (uint32_t i = 0; i < io->n_in; i++)
-		nrt_tensor_free(&io->in[i]);
+		if (io->in[i])
+			nrt_tensor_free(&io->in[i]);
 	for (uint32_t j = 0; j < io->n_out; j++)
-		nrt_tensor_free(&io->out[j]);
+		if (io->out[j])
+			nrt_tensor_free(&io->out[j]);
 }

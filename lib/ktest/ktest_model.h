@@ -16,6 +16,15 @@
 #define KT_NRT_MAX_IO 8
 
 /* Container bytes of a model with u8 inputs in_sizes[] and outputs
+ * out_sizes[] (elements), nkbin subgraphs, collectives when cc, or the
+ * builder's status: the variant for programs that must outlive an injected
+ * fault (the stress binaries).  *bytes is kalloc'd, or malloc'd when
+ * malloc_copy (outside the library's accounting). */
+NRT_STATUS kt_model_try(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
+                        const uint32_t *in_sizes, uint32_t n_out, const uint32_t *out_sizes,
+                        bool malloc_copy, uint8_t **bytes, size_t *len);
+
+/* Container bytes of a model with u8 inputs in_sizes[] and outputs
  * out_sizes[] (elements), nkbin subgraphs, collectives when cc; allocated
  * with kalloc (kfree them), so they count as library memory. */
 uint8_t *kt_model_build(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
@@ -42,15 +51,19 @@ typedef struct kt_nrt_io {
 	nrt_tensor_set_t *in_set, *out_set;
 } kt_nrt_io_t;
 
-/* Allocate placement tensors on core nc, input i filled with (i*7 + k*3),
- * outputs with 0xEE, each added to its set under its model name. */
+/* Allocate placement tensors on core nc, each added to its set under its
+ * model name; when init, input i filled with (i*7 + k*3) and outputs with
+ * 0xEE.  On an error, what was allocated is freed and the status returned. */
+NRT_STATUS kt_nrt_io_open(kt_nrt_io_t *io, nrt_tensor_placement_t placement, int nc, bool init);
+
+/* kt_nrt_io_open with init, asserted to succeed. */
 void kt_nrt_io_make(kt_nrt_io_t *io, nrt_tensor_placement_t placement, int nc);
 
 /* Every output holds out_j[k] = j + 1 + sum_i in_i[k mod size_i], checked
  * against that formula written out and against the device's own. */
 void kt_nrt_io_check(const kt_nrt_io_t *io);
 
-/* Destroy the sets, free the tensors (what was allocated). */
+/* Destroy the sets, free the tensors (what was allocated; NULLs left). */
 void kt_nrt_io_free(kt_nrt_io_t *io);
 
 #endif /* KTEST_MODEL_H */
