@@ -25,17 +25,12 @@ set -euo pipefail
 kmgr_signals_reset "$0" "$@"
 
 minutes=10 targets=$(kmgr_targets) jobs=$(nproc) cmin=0
-usage() { kmgr_usage; }
-bad() {
-	echo "afl.sh: $*" >&2
-	exit 2
-}
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) usage; exit 0 ;;
+	-h | --help) kmgr_usage; exit 0 ;;
 	--cmin) cmin=1; shift ;;
 	--minutes | --jobs | --targets)
-		[ $# -ge 2 ] || bad "$1 needs a value (--help)"
+		[ $# -ge 2 ] || kmgr_die "$1 needs a value"
 		case "$1" in
 		--minutes) minutes=$2 ;;
 		--jobs) jobs=$2 ;;
@@ -43,16 +38,16 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2
 		;;
-	*) bad "unknown argument $1 (--help)" ;;
+	*) kmgr_die "unknown argument $1" ;;
 	esac
 done
-[[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || bad "--minutes N, N >= 1"
-[[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || bad "--jobs N, N >= 1"
+[[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || kmgr_die "--minutes N, N >= 1"
+[[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 root=$(cd "$(dirname "$0")/.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
-[ ${#tlist[@]} -gt 0 ] || bad "--targets: no target named"
+[ ${#tlist[@]} -gt 0 ] || kmgr_die "--targets: no target named"
 for t in "${tlist[@]}"; do
-	[ -d "$root/corpus/$t" ] || bad "unknown target $t"
+	[ -d "$root/corpus/$t" ] || kmgr_die "unknown target $t"
 done
 KMGR_ROOT=$root
 . "$root/ci/lib/toolchain.sh"

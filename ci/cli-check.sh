@@ -11,7 +11,8 @@
 # target linked through kmgr_executable() that is not a test or a fuzz
 # target (their command line is the fuzzing engine's), with the
 # subcommands given in its KMGR_SUBCOMMANDS property; so a new tool is
-# checked without an edit here.  The scripts are every ci/*.sh.  A script
+# checked without an edit here.  The scripts are every ci/*.sh, ci/bench/*.sh
+# and ci/nightly/*.sh.  A script
 # whose text never mentions --help is reported without being run (run with
 # --help it might start its whole job).
 # Exit status: 0 all follow the convention, 1 some do not, 2 bad usage.
@@ -88,8 +89,8 @@ while read -r name path subs; do
 	done
 done <"$list"
 
-for script in "$root"/ci/*.sh; do
-	name=ci/$(basename "$script")
+for script in "$root"/ci/*.sh "$root"/ci/bench/*.sh "$root"/ci/nightly/*.sh; do
+	name=ci/${script#"$root"/ci/}
 	if ! grep -q -- '--help' "$script"; then
 		fail "$name: does not handle --help (not run)"
 		continue

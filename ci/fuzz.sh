@@ -30,23 +30,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/options.sh"
+. "$(dirname "$0")/lib/libfuzzer.sh"
 . "$(dirname "$0")/lib/targets.sh"
 kmgr_signals_reset "$0" "$@"
 
 minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(nproc) json="" mode=""
 build_only=0 json_given=0
-usage() { kmgr_usage; }
-bad() {
-	echo "fuzz.sh: $*" >&2
-	exit 2
-}
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) usage; exit 0 ;;
+	-h | --help) kmgr_usage; exit 0 ;;
 	--keep-going | --fork) mode=fork; shift ;;
 	--build-only) build_only=1; shift ;;
 	--minutes | --preset | --targets | --jobs | --json)
-		[ $# -ge 2 ] || bad "$1 needs a value (--help)"
+		[ $# -ge 2 ] || kmgr_die "$1 needs a value"
 		case "$1" in
 		--minutes) minutes=$2 ;;
 		--preset) preset=$2 ;;
@@ -56,20 +52,20 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2
 		;;
-	*) bad "unknown argument $1 (--help)" ;;
+	*) kmgr_die "unknown argument $1" ;;
 	esac
 done
-case "$preset" in asan | msan | tsan) ;; *) bad "preset must be asan, msan or tsan" ;; esac
-[[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || bad "--minutes N, N >= 1"
-[[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || bad "--jobs N, N >= 1"
+case "$preset" in asan | msan | tsan) ;; *) kmgr_die "preset must be asan, msan or tsan" ;; esac
+[[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || kmgr_die "--minutes N, N >= 1"
+[[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 if [ "$json_given" = 1 ]; then
 	# checked before the build and the run, not after them
-	[ -n "$json" ] || bad "--json: give a file name"
-	[ ! -d "$json" ] || bad "--json $json: is a directory; give a file name"
-	[ -d "$(dirname "$json")" ] || bad "--json: no directory $(dirname "$json")"
-	[ -w "$(dirname "$json")" ] || bad "--json: cannot write in $(dirname "$json")"
+	[ -n "$json" ] || kmgr_die "--json: give a file name"
+	[ ! -d "$json" ] || kmgr_die "--json $json: is a directory; give a file name"
+	[ -d "$(dirname "$json")" ] || kmgr_die "--json: no directory $(dirname "$json")"
+	[ -w "$(dirname "$json")" ] || kmgr_die "--json: cannot write in $(dirname "$json")"
 	if [ -e "$json" ] && { [ ! -f "$json" ] || [ ! -w "$json" ]; }; then
-		bad "--json $json: not a writable regular file"
+		kmgr_die "--json $json: not a writable regular file"
 	fi
 	json=$(cd "$(dirname "$json")" && pwd)/$(basename "$json")
 fi
@@ -83,12 +79,12 @@ build=${KMGR_FUZZ_BUILD:-$root/build/$preset}
 # handler, whose stack printing can wedge inside TSan's malloc.
 [ "$preset" != tsan ] || export TSAN_OPTIONS="$TSAN_OPTIONS:abort_on_error=0"
 IFS=, read -r -a tlist <<<"$targets"
-[ ${#tlist[@]} -gt 0 ] || bad "--targets: no target named"
+[ ${#tlist[@]} -gt 0 ] || kmgr_die "--targets: no target named"
 for t in "${tlist[@]}"; do
 	# a target is a fuzz/targets/<t>.c with its corpus (corpus/regressions
 	# is a folder of replay inputs, not a target)
 	[[ ",$(kmgr_targets)," == *",$t,"* ]] && [ -d "$root/corpus/$t" ] ||
-		bad "unknown target '$t' (targets: $(kmgr_targets))"
+		kmgr_die "unknown target '$t' (targets: $(kmgr_targets))"
 done
 
 # target_flags T: libFuzzer flags from corpus/T.options into the array
@@ -230,24 +226,15 @@ trap 'interrupted=TERM; exit 143' TERM
 trap 'interrupted=HUP; exit 129' HUP
 scratch=$(mktemp -d "$work/.scratch.XXXXXX")
 
-# last_stats LOG: "cov ft corp exec/s" of the newest status line, in
-# either format: fork mode "#N: cov: C ft: F corp: K exec/s: E ..." or
-# in-process "#N NEW cov: C ft: F corp: K/12Kb ... exec/s: E ...".
-last_stats() {
-	grep -aE '^#[0-9]+:?[[:space:]]+([A-Z]+[[:space:]]+)?cov: ' "$1" | tail -1 |
-		sed -nE 's/.*cov: ([0-9]+) ft: ([0-9]+) corp: ([0-9]+)[^ ]* .*exec\/s: ([0-9]+).*/\1 \2 \3 \4/p'
-}
 # final_eps LOG JOBS: the run's exec/s.  Fork mode: the parent's last status
 # line (all workers' executions over the wall time).  In-process: each run's
 # own final stats, weighted by its executions when a finding restarted it.
 final_eps() {
 	if [ "$2" = fork ]; then
-		last_stats "$1" | awk '{print $4}'
+		kmgr_lf_status "$1" | awk '{print $4}'
 		return
 	fi
-	awk '/stat::number_of_executed_units/ {u = $2}
-		/stat::average_exec_per_sec/ && $2 > 0 {n += u; s += u / $2}
-		END {if (s > 0) printf "%d\n", n / s}' "$1"
+	kmgr_lf_final_eps "$1"
 }
 # total_execs LOG MODE: the executions of the target's run: fork mode, the
 # parent's last "#N:"; in-process, the sum over the restarts' final stats.
@@ -268,7 +255,7 @@ logs_of() {
 figures() {
 	local log c f k e x cov=0 ft=0 corp=0 eps=0 execs=0 any=0
 	for log in $(logs_of "$1"); do
-		read -r c f k e <<<"$(last_stats "$log")" || true
+		read -r c f k e <<<"$(kmgr_lf_status "$log")" || true
 		[ -n "${c:-}" ] || continue
 		any=1
 		[ "$c" -le "$cov" ] || cov=$c

@@ -17,16 +17,14 @@ set -euo pipefail
 . "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/tree.sh"
 
-usage() { kmgr_usage; }
-bad() { echo "mutant-eval: $* (see --help)" >&2; exit 2; }
-case "${1:-}" in -h | --help) usage; exit 0 ;; -*) bad "unknown option $1" ;; esac
-[ $# -ge 1 ] || bad "want MUTANT.patch"
-[ -f "$1" ] || bad "no such patch $1"
+case "${1:-}" in -h | --help) kmgr_usage; exit 0 ;; -*) kmgr_die "unknown option $1" ;; esac
+[ $# -ge 1 ] || kmgr_die "want MUTANT.patch"
+[ -f "$1" ] || kmgr_die "no such patch $1"
 patch_file=$(realpath "$1"); shift
 minutes=5 target="" backend=controlled preset=asan keep=0 cpu=${KMGR_FUZZ_CPU:-0} cov=on ap=0
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--minutes | --target | --preset) [ $# -ge 2 ] || bad "$1 needs a value" ;;&
+	--minutes | --target | --preset) [ $# -ge 2 ] || kmgr_die "$1 needs a value" ;;&
 	--minutes) minutes=$2; shift 2 ;;
 	--target) target=$2; shift 2 ;;
 	--free-running) backend=free; shift ;;
@@ -34,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--no-tsan-coverage) cov=off; shift ;;
 	--access-points) ap=1; shift ;;
 	--keep) keep=1; shift ;;
-	*) bad "unknown option $1" ;;
+	*) kmgr_die "unknown option $1" ;;
 	esac
 done
 [ -f "$patch_file" ] || { echo "mutant-eval: no such patch $patch_file" >&2; exit 2; }

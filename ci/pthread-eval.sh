@@ -29,19 +29,14 @@ set -euo pipefail
 kmgr_signals_reset "$0" "$@"
 export LC_NUMERIC=C # $EPOCHREALTIME with a decimal point
 
-usage() { kmgr_usage; }
-bad() {
-	echo "pthread-eval: $* (see --help)" >&2
-	exit 2
-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 programs="" bug_s=600 twin_s=60 replays=10 save="" build=$root/build/asan
 cpu=${KMGR_FUZZ_CPU:-0}
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) usage; exit 0 ;;
+	-h | --help) kmgr_usage; exit 0 ;;
 	--programs | --bug-seconds | --twin-seconds | --replays | --save | --build)
-		[ $# -ge 2 ] || bad "$1 needs a value"
+		[ $# -ge 2 ] || kmgr_die "$1 needs a value"
 		case "$1" in
 		--programs) programs=$2 ;;
 		--bug-seconds) bug_s=$2 ;;
@@ -52,25 +47,25 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2
 		;;
-	*) bad "unknown argument $1" ;;
+	*) kmgr_die "unknown argument $1" ;;
 	esac
 done
 for v in "$bug_s" "$twin_s" "$replays"; do
-	[[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] || bad "seconds and replays are whole numbers > 0"
+	[[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] || kmgr_die "seconds and replays are whole numbers > 0"
 done
 all=$(sed -nE 's/^set\(KPT_EXAMPLES (.*)\)$/\1/p' "$root/examples/pthread/CMakeLists.txt")
 [ -n "$all" ] || { echo "pthread-eval: no set(KPT_EXAMPLES ...) in examples/pthread/CMakeLists.txt" >&2; exit 2; }
 [ -n "$programs" ] || programs=${all// /,}
 IFS=, read -r -a plist <<<"$programs"
-[ ${#plist[@]} -gt 0 ] || bad "--programs: no program named"
+[ ${#plist[@]} -gt 0 ] || kmgr_die "--programs: no program named"
 for p in "${plist[@]}"; do
-	[[ " $all " = *" $p "* ]] || bad "unknown program '$p' (programs: ${all// /,})"
+	[[ " $all " = *" $p "* ]] || kmgr_die "unknown program '$p' (programs: ${all// /,})"
 done
 if [ -n "$save" ]; then
-	mkdir -p "$save" 2>/dev/null && [ -w "$save" ] || bad "--save $save: cannot write there"
+	mkdir -p "$save" 2>/dev/null && [ -w "$save" ] || kmgr_die "--save $save: cannot write there"
 	save=$(cd "$save" && pwd)
 fi
-command -v taskset >/dev/null 2>&1 || bad "taskset is missing (util-linux)"
+command -v taskset >/dev/null 2>&1 || kmgr_die "taskset is missing (util-linux)"
 
 KMGR_ROOT=$root
 . "$root/ci/lib/toolchain.sh"

@@ -22,23 +22,21 @@
 # build failure, 2 usage; 128+signal on SIGINT, SIGTERM or SIGHUP, which
 # stop the build or run in progress and remove the temporary directory.
 set -euo pipefail
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
-bad() { echo "same-behaviour: $* (see --help)" >&2; exit 2; }
+. "$(dirname "$0")/lib/usage.sh"
 
 base="" seed=25 keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--base | --seed) [ $# -ge 2 ] || bad "$1 needs a value" ;;&
+	--base | --seed) [ $# -ge 2 ] || kmgr_die "$1 needs a value" ;;&
 	--base) base=$2; shift 2 ;;
 	--seed)
-		[[ $2 =~ ^[0-9]+$ ]] || bad "--seed wants a number, not '$2'"
+		[[ $2 =~ ^[0-9]+$ ]] || kmgr_die "--seed wants a number, not '$2'"
 		seed=$2
 		shift 2
 		;;
 	--keep) keep=1; shift ;;
-	-h | --help) usage; exit 0 ;;
-	*) bad "unknown argument '$1'" ;;
+	-h | --help) kmgr_usage; exit 0 ;;
+	*) kmgr_die "unknown argument '$1'" ;;
 	esac
 done
 
@@ -50,9 +48,9 @@ kmgr_signals_reset "$0" "$@"
 . "$root/ci/lib/targets.sh"
 cd "$root"
 if [ -z "$base" ]; then
-	base=$(git merge-base HEAD main) || bad "no merge-base of HEAD and main; give --base"
+	base=$(git merge-base HEAD main) || kmgr_die "no merge-base of HEAD and main; give --base"
 fi
-git rev-parse --verify -q "$base^{commit}" >/dev/null || bad "no such revision '$base'"
+git rev-parse --verify -q "$base^{commit}" >/dev/null || kmgr_die "no such revision '$base'"
 
 tmp=$(mktemp -d /tmp/same-behaviour.XXXXXX)
 child=""

@@ -9,20 +9,19 @@
 # Prints each run's exec/s and B/A over the two rounds.
 set -euo pipefail
 . "$(dirname "$0")/../lib/usage.sh"
+. "$(dirname "$0")/../lib/libfuzzer.sh"
 
-usage() { kmgr_usage; }
-bad() { echo "fuzz-ab: $* (see --help)" >&2; exit 2; }
-case "${1:-}" in -h | --help) usage; exit 0 ;; esac
-[ $# -ge 3 ] || bad "want BIN_A BIN_B CORPUS"
+case "${1:-}" in -h | --help) kmgr_usage; exit 0 ;; esac
+[ $# -ge 3 ] || kmgr_die "want BIN_A BIN_B CORPUS"
 a=$1 b=$2 corpus=$3; shift 3
 secs=20 dict="" bopts=""
 while [ $# -gt 0 ]; do
-	[ $# -ge 2 ] || bad "$1 needs a value" # every option takes a value
+	[ $# -ge 2 ] || kmgr_die "$1 needs a value" # every option takes a value
 	case "$1" in
 	--seconds) secs=$2; shift 2 ;;
 	--dict) dict=$2; shift 2 ;;
 	--b-options) bopts=$2; shift 2 ;;
-	*) bad "unknown option $1" ;;
+	*) kmgr_die "unknown option $1" ;;
 	esac
 done
 for f in "$a" "$b"; do [ -x "$f" ] || { echo "fuzz-ab: $f is not an executable" >&2; exit 2; }; done
@@ -43,7 +42,7 @@ run() {
 	ASAN_OPTIONS=$ASAN_OPTIONS$x MSAN_OPTIONS=$MSAN_OPTIONS$x TSAN_OPTIONS=$TSAN_OPTIONS$x \
 		taskset -c "$2" "$1" -seed=1 -max_total_time="$secs" -print_final_stats=1 \
 		${dict:+-dict="$dict"} -max_len=4096 "$w" >"$tmp/$3.log" 2>&1 || true
-	awk '/average_exec_per_sec/ {print $2}' "$tmp/$3.log"
+	kmgr_lf_final_eps "$tmp/$3.log"
 }
 
 run "$a" 0 a1 >"$tmp/a1.eps" & run "$b" 1 b1 "$bopts" >"$tmp/b1.eps"; wait

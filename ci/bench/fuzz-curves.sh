@@ -13,30 +13,29 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/usage.sh"
 . "$(dirname "$0")/../lib/signals.sh"
+. "$(dirname "$0")/../lib/libfuzzer.sh"
 kmgr_signals_reset "$0" "$@"
 
-usage() { kmgr_usage; }
-bad() { echo "fuzz-curves: $* (see --help)" >&2; exit 2; }
-case "${1:-}" in -h | --help) usage; exit 0 ;; -*) bad "unknown option $1" ;; esac
-[ $# -ge 3 ] || bad "want BIN_A BIN_B CORPUS"
+case "${1:-}" in -h | --help) kmgr_usage; exit 0 ;; -*) kmgr_die "unknown option $1" ;; esac
+[ $# -ge 3 ] || kmgr_die "want BIN_A BIN_B CORPUS"
 a=$1 b=$2 corpus=$3; shift 3
 secs=600 dict="" out="" labels="A,B"
 while [ $# -gt 0 ]; do
-	[ $# -ge 2 ] || bad "$1 needs a value" # every option takes a value
+	[ $# -ge 2 ] || kmgr_die "$1 needs a value" # every option takes a value
 	case "$1" in
 	--seconds) secs=$2; shift 2 ;;
 	--dict) dict=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--labels) labels=$2; shift 2 ;;
-	*) bad "unknown option $1" ;;
+	*) kmgr_die "unknown option $1" ;;
 	esac
 done
-for f in "$a" "$b"; do [ -x "$f" ] || bad "$f is not an executable"; done
-[ -d "$corpus" ] || bad "$corpus is not a directory"
-[ -n "$out" ] || bad "--out DIR is required"
-[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || bad "--seconds N, N >= 1"
-[ -z "$dict" ] || [ -f "$dict" ] || bad "no dictionary $dict"
-[[ "$labels" == *,* ]] || bad "--labels A,B"
+for f in "$a" "$b"; do [ -x "$f" ] || kmgr_die "$f is not an executable"; done
+[ -d "$corpus" ] || kmgr_die "$corpus is not a directory"
+[ -n "$out" ] || kmgr_die "--out DIR is required"
+[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || kmgr_die "--seconds N, N >= 1"
+[ -z "$dict" ] || [ -f "$dict" ] || kmgr_die "no dictionary $dict"
+[[ "$labels" == *,* ]] || kmgr_die "--labels A,B"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/sanitizers/env.sh"
 mkdir -p "$out"
@@ -67,8 +66,7 @@ start() {
 
 # last LOG: "cov ft corpus" of the latest status line, or "0 0 0"
 last() {
-	grep -aoE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$1" 2>/dev/null | tail -n 1 |
-		awk '{print $2, $4, $6} END {if (!NR) print "0 0 0"}'
+	kmgr_lf_status "$1" | awk '{print $1, $2, $3} END {if (!NR) print "0 0 0"}'
 }
 
 start "$a" 0 A
