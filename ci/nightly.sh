@@ -133,19 +133,10 @@ PY
 	echo "nightly.sh: report $night/nightly.html ($night/nightly.json)${interrupted:+, interrupted by $interrupted}"
 }
 
-# run_part CMD...: CMD in the background, waited for, so that a signal to
-# the night is acted on at once (bash runs a trap only after a foreground
-# command ends) and reaches the part (on_signal).
+# The parts run through kmgr_waited (ci/lib/signals.sh), so that a signal
+# to the night reaches the part at once (on_signal).
 child="" interrupted=""
 exec 3>&2 # the night's own stderr, for a trap that runs inside a part's redirection
-run_part() {
-	local rc=0
-	"$@" &
-	child=$!
-	wait "$child" || rc=$?
-	child=""
-	return "$rc"
-}
 on_signal() {
 	local i
 	trap '' INT TERM HUP
@@ -172,7 +163,7 @@ if [ "$do_stress" = 1 ]; then
 		for b in $binaries; do targets="$targets stress_$b"; done
 		# (a subshell: a failed configure fails this preset, not the night)
 		if ! (kmgr_configure nightly.sh "$build" --preset "$preset" >/dev/null) ||
-			! run_part cmake --build "$build" -j2 --target $targets >"$night/logs/build-$preset.log" 2>&1; then
+			! kmgr_waited cmake --build "$build" -j2 --target $targets >"$night/logs/build-$preset.log" 2>&1; then
 			echo "build $preset failed: $night/logs/build-$preset.log"
 			part "build_$preset" 1
 			continue
@@ -183,7 +174,7 @@ if [ "$do_stress" = 1 ]; then
 			stamp "stress_$b ($preset) for ${secs}s"
 			env_extra=()
 			[ "$preset" = release ] && env_extra=(MALLOC_CONF=junk:true)
-			run_part sh -c 'cd "$1" && shift && exec "$@"' sh "$night" env "${env_extra[@]}" \
+			kmgr_waited sh -c 'cd "$1" && shift && exec "$@"' sh "$night" env "${env_extra[@]}" \
 				"$build/stress/stress_$b" --seconds "$secs" \
 				--threads "$threads" --seed "$(date -u +%j)" --stall-seconds 60 \
 				--json "$json" --repro-dir "$night/repro" --quiet >"$log" 2>&1
@@ -204,7 +195,7 @@ fuzz_preset() {
 	local p=$1 fmin=$2 rc d t repro fjson=()
 	stamp "ci/fuzz.sh --preset $p --minutes $fmin"
 	"$src/ci/fuzz.sh" --help 2>/dev/null | grep -q -- --json && fjson=(--json "$night/fuzz-$p.json")
-	run_part "$src/ci/fuzz.sh" --preset "$p" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz-$p.log" 2>&1
+	kmgr_waited "$src/ci/fuzz.sh" --preset "$p" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz-$p.log" 2>&1
 	rc=$?
 	tail -n 12 "$night/logs/fuzz-$p.log"
 	part "fuzz_$p" "$rc"
@@ -218,8 +209,8 @@ fuzz_preset() {
 	[ -d "$night/findings/$p" ] || return 0
 	repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
 	stamp "kmgr-repro ($p) triage $night/findings/$p"
-	run_part cmake --build "$build_root/$p" -j2 --target kmgr-repro >/dev/null 2>&1
-	run_part "$repro" triage "$night/findings/$p" --json >"$night/triage-$p.json" \
+	kmgr_waited cmake --build "$build_root/$p" -j2 --target kmgr-repro >/dev/null 2>&1
+	kmgr_waited "$repro" triage "$night/findings/$p" --json >"$night/triage-$p.json" \
 		2>"$night/logs/triage-$p.err"
 	part "triage_$p" $?
 }
@@ -229,7 +220,7 @@ if [ "$do_fuzz" = 1 ]; then
 	for p in $fuzz_presets; do fuzz_preset "$p" "$fmin"; done
 	if [ "$do_afl" = 1 ] && [ -x "$src/ci/afl.sh" ]; then
 		stamp "ci/afl.sh --minutes $fmin"
-		run_part "$src/ci/afl.sh" --minutes "$fmin" >"$night/logs/afl.log" 2>&1
+		kmgr_waited "$src/ci/afl.sh" --minutes "$fmin" >"$night/logs/afl.log" 2>&1
 		part afl $?
 		tail -n 8 "$night/logs/afl.log"
 		# its crashes: triaged with the first fuzz preset's kmgr-repro
@@ -255,7 +246,7 @@ fi
 
 if [ "$do_cov" = 1 ]; then
 	stamp "ci/coverage.sh over the grown corpus"
-	run_part "$src/ci/coverage.sh" --out "$night/coverage" --build "$build_root/coverage" \
+	kmgr_waited "$src/ci/coverage.sh" --out "$night/coverage" --build "$build_root/coverage" \
 		>"$night/logs/coverage.log" 2>&1
 	rc=$?
 	grep -E "^($(kmgr_targets '|')|all) " "$night/logs/coverage.log"
@@ -265,7 +256,7 @@ fi
 if [ "$do_mut" = 1 ]; then
 	if [ -x "$src/ci/mutant-controls.sh" ]; then
 		stamp "ci/mutant-controls.sh"
-		run_part "$src/ci/mutant-controls.sh" >"$night/logs/mutants.log" 2>&1
+		kmgr_waited "$src/ci/mutant-controls.sh" >"$night/logs/mutants.log" 2>&1
 		rc=$?
 		tail -n 5 "$night/logs/mutants.log"
 		part mutants "$rc"

@@ -62,19 +62,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
-# in the background and waited for, so that a signal's trap runs at once
-waited() {
-	local rc=0
-	"$@" &
-	child=$!
-	wait "$child" || rc=$?
-	child=""
-	return $rc
-}
 
 build() { # build SRC BUILD LOG: the kprog tool of the asan preset
-	waited cmake --preset asan -S "$1" -B "$2" >"$3" 2>&1 &&
-		waited cmake --build "$2" -j2 --target kprog-tool >>"$3" 2>&1 ||
+	kmgr_waited cmake --preset asan -S "$1" -B "$2" >"$3" 2>&1 &&
+		kmgr_waited cmake --build "$2" -j2 --target kprog-tool >>"$3" 2>&1 ||
 		{ tail -20 "$3" >&2; echo "same-behaviour: the build of $1 failed" >&2; exit 1; }
 }
 
@@ -105,7 +96,7 @@ run() {
 		for f in "$root/corpus/$t"/* "$root/corpus/regressions/$t"/* "$tmp/random/$t"/*; do
 			[ -f "$f" ] || continue
 			rc=0
-			waited "$kprog" run "$f" -v --target "$t" >"$tmp/one" 2>&1 || rc=$?
+			kmgr_waited "$kprog" run "$f" -v --target "$t" >"$tmp/one" 2>&1 || rc=$?
 			{
 				echo "== $t ${f#"$root/"} exit $rc"
 				grep -E '^(kprog: op |ops |trace: |kmgr error: )|ORACLE|KSCHED' "$tmp/one" || true

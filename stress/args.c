@@ -21,6 +21,7 @@
 
 #include "base/kfault.h"
 #include "kfile.h"
+#include "ksignal.h"
 #include "sched/kctl.h"
 #include "torture_int.h"
 
@@ -504,14 +505,7 @@ static void torture_stop(int sig)
 
 void torture_stop_handlers(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = torture_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	ksignal_on_stop(torture_stop);
 }
 
 void torture_crash_handlers(torture_t *t)

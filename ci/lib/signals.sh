@@ -15,6 +15,12 @@
 #       stops the process group PID leads (a child started in a group of
 #       its own, with everything it forked): SIGTERM, up to 5 s to end,
 #       then SIGKILL; then reaps PID.  Nothing when PID is empty.
+#
+#   kmgr_waited CMD...
+#       runs CMD in the background and waits for it, with its PID in
+#       $child meanwhile (the caller's trap stops it), so that a signal is
+#       acted on at once: bash runs a trap only after a foreground command
+#       ends.  Returns CMD's status.
 
 kmgr_signals_reset() {
 	local ign
@@ -36,4 +42,13 @@ kmgr_stop_group() {
 	done
 	kill -KILL -- "-$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+}
+
+kmgr_waited() {
+	local rc=0
+	"$@" &
+	child=$!
+	wait "$child" || rc=$?
+	child=""
+	return "$rc"
 }

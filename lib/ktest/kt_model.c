@@ -46,26 +46,30 @@ NRT_STATUS kt_model_try(const char *name, uint32_t nkbin, bool cc, uint32_t n_in
 	return *bytes ? NRT_SUCCESS : NRT_RESOURCE;
 }
 
+static uint8_t *kt_model_asserted(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
+                                  const uint32_t *in_sizes, uint32_t n_out,
+                                  const uint32_t *out_sizes, bool malloc_copy, size_t *len)
+{
+	uint8_t *bytes;
+
+	KT_EQ(kt_model_try(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, malloc_copy, &bytes,
+	                   len),
+	      NRT_SUCCESS);
+	return bytes;
+}
+
 uint8_t *kt_model_build(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
                         const uint32_t *in_sizes, uint32_t n_out, const uint32_t *out_sizes,
                         size_t *len)
 {
-	uint8_t *bytes;
-
-	KT_EQ(kt_model_try(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, false, &bytes, len),
-	      NRT_SUCCESS);
-	return bytes;
+	return kt_model_asserted(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, false, len);
 }
 
 uint8_t *kt_model_malloc(const char *name, uint32_t nkbin, bool cc, uint32_t n_in,
                          const uint32_t *in_sizes, uint32_t n_out, const uint32_t *out_sizes,
                          size_t *len)
 {
-	uint8_t *bytes;
-
-	KT_EQ(kt_model_try(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, true, &bytes, len),
-	      NRT_SUCCESS);
-	return bytes;
+	return kt_model_asserted(name, nkbin, cc, n_in, in_sizes, n_out, out_sizes, true, len);
 }
 
 void kt_expect_output(uint32_t n_in, const uint8_t *const *in, const uint64_t *sizes, uint32_t j,

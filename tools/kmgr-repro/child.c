@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ksignal.h"
 #include "repro.h"
 #include "repro_config.h"
 #include "sched/ksched.h"
@@ -67,14 +68,7 @@ static void on_stop(int sig)
 
 void kr_signals_install(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	ksignal_on_stop(on_stop);
 }
 
 void kr_child_running(int pid)
