@@ -31,6 +31,7 @@ for b in "$lf" "$afl" "$cl"; do
 done
 . "$root/sanitizers/env.sh"
 . "$root/ci/lib/afl.sh"
+. "$root/ci/lib/libfuzzer.sh"
 work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 # Every afl-fuzz of this run, and so its fork servers and their children,
 # carries KMGR_SCALE_RUN=$run (ci/lib/afl.sh): a CmpLog persistent-mode
@@ -53,19 +54,23 @@ for mode in inproc jobs2 1 2; do
 	args=(-dict="$dict" -max_len=4096 -timeout=25 -rss_limit_mb=4096 -max_total_time="$secs" -artifact_prefix="$d/art/")
 	if [ "$mode" = inproc ]; then
 		"$lf" "${args[@]}" -print_final_stats=1 "$d/corpus" >"$d/log" 2>&1 || true
-		eps=$(awk '/stat::average_exec_per_sec/ {print $2}' "$d/log")
+		eps=$(kmgr_lf_final_eps "$d/log")
 		w=1
 	elif [ "$mode" = jobs2 ]; then
 		# each job writes fuzz-<i>.log in the working folder; exec/s: the sum
 		(cd "$d" && "$lf" "${args[@]}" -print_final_stats=1 -jobs=2 -workers=2 "$d/corpus" \
 			>"$d/log" 2>&1) || true
 		cat "$d"/fuzz-*.log >>"$d/log" 2>/dev/null || true
-		eps=$(awk '/stat::average_exec_per_sec/ {s += $2} END {print s}' "$d"/fuzz-*.log)
+		eps=0
+		for f in "$d"/fuzz-*.log; do
+			v=$(kmgr_lf_final_eps "$f")
+			eps=$((eps + ${v:-0}))
+		done
 		w=2
 	else
 		"$lf" "${args[@]}" -fork="$mode" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 			"$d/corpus" >"$d/log" 2>&1 || true
-		eps=$(grep -aoE 'exec/s: [0-9]+' "$d/log" | tail -1 | cut -d' ' -f2)
+		eps=$(kmgr_lf_status "$d/log" | awk '{print $4}')
 		w=$mode mode=fork
 	fi
 	cov=$(grep -aoE 'cov: [0-9]+' "$d/log" | cut -d' ' -f2 | sort -n | tail -1)
