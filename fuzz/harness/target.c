@@ -105,7 +105,11 @@ int kfuzz_run(const uint8_t *data, size_t size, const char *target)
 	static kprog_t prog;
 
 	kprog_decode(data, size, &prog);
-	kprog_shape(target, &prog);
+	/* A name without its TARGETS line would run its programs unshaped. */
+	if (kprog_shape(target, &prog) != 0) {
+		fprintf(stderr, "kfuzz_run: no target '%s' in fuzz/targets/TARGETS\n", target);
+		abort();
+	}
 	kfuzz_run_program(&prog);
 	return 0;
 }

@@ -17,7 +17,8 @@ tree=$scratch/tree
 rm -rf "$scratch"
 kmgr_tree_copy "$src" "$tree"
 # the change: one new file, one new line
-sed 's/"concurrent"/"zz_throwaway"/' "$src/fuzz/targets/concurrent.c" >"$tree/fuzz/targets/zz_throwaway.c"
+printf '/* zz_throwaway.c - the concurrent shape under a new name. */\n#include "target.h"\n\nKFUZZ_PROGRAM_TARGET(zz_throwaway)\n' \
+	>"$tree/fuzz/targets/zz_throwaway.c"
 echo "zz_throwaway concurrent" >>"$tree/fuzz/targets/TARGETS"
 
 cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_C_COMPILER="$cc" -DKMGR_FUZZ_ENGINE=replay \
