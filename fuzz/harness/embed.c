@@ -18,6 +18,7 @@
 #include "harness/regression.h"
 #include "oracle/model.c"
 #include "oracle/check.c"
+#include "oracle/values.c"
 #include "oracle/oracle.c"
 #include "oracle/lifecycle.c"
 #include "harness/harness.c"

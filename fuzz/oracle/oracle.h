@@ -4,7 +4,7 @@
  * reference count and accounting checks through the failure hook):
  *   - the reference model (model.h): container descriptions and the
  *     status every operation's arguments predict;
- *   - the checks (check.c): outputs follow the compute formula, metadata
+ *   - the checks (check.c, values.c): outputs follow the compute formula, metadata
  *     matches the container, nothing executes on a model after its unload
  *     returned (the device execution observer and its per-handle table),
  *     ids only grow and are never reused, reference counts are back to
@@ -102,7 +102,7 @@ void oracle_check_refcounts(bool faults_possible);
 /* After nrt_close: device accounting zero, host back to the baseline. */
 void oracle_check_closed(const char *when);
 
-/* ---- values against the reference model (check.c) ---- */
+/* ---- values against the reference model (values.c) ---- */
 /* The outputs of a successful execution follow the compute formula; in[]
  * the bytes each input held, out[] the output tensors (NULL: left out). */
 void oracle_check_outputs(unsigned op, const oracle_io_t *io, const uint8_t *const *in,

@@ -6,7 +6,7 @@
  * checks behind the checksum instead of dying at it.  Oracles, besides the
  * sanitizers: an accepted container re-serializes to exactly its bytes (the
  * format is canonical), and every parse, failed or not, leaves the live
- * kalloc count where it was (oracle_model_parse, fuzz/oracle/check.c,
+ * kalloc count where it was (oracle_model_parse, fuzz/oracle/values.c,
  * shared with the reproducer).  Seeds: corpus/model_parse/, dictionary
  * corpus/model_parse.dict.
  */

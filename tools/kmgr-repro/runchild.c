@@ -4,7 +4,7 @@
  * are shaped (input.c) and run by the targets' own kfuzz_run_program
  * (fuzz/harness/target.c: the controlled scheduler, the oracle, the quiet
  * log, the KMGR_FUZZ_* variants); model_parse inputs get that target's
- * check, oracle_model_parse (fuzz/oracle/check.c).
+ * check, oracle_model_parse (fuzz/oracle/values.c).
  */
 #include <stdio.h>
 #include <string.h>
