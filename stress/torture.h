@@ -164,17 +164,19 @@ bool torture_status_known(NRT_STATUS st);
 
 /* ---- models and tensors shared by the binaries ---- */
 #define TORTURE_IO_BYTES 64u
+#define TORTURE_MAX_IO   4u /* inputs, and outputs, of one model */
+_Static_assert(TORTURE_MAX_IO <= KT_NRT_MAX_IO, "the kit holds a model's tensors");
 /* Container bytes of a model "tN": n_in inputs and n_out outputs of
  * TORTURE_IO_BYTES u8 each, nkbin subgraphs.  Caller free()s. */
 NRT_STATUS torture_model_bytes(uint32_t n_in, uint32_t n_out, uint32_t nkbin, uint8_t **bytes,
                                size_t *len);
 
-/* Per-thread tensors for a model of that shape (at most 4 inputs and 4
- * outputs): the kit's tensors and sets (t.in_set, t.out_set), and what
+/* Per-thread tensors for a model of that shape (at most TORTURE_MAX_IO
+ * inputs and outputs): the kit's tensors and sets (t.in_set, t.out_set), and what
  * each input was last filled with. */
 typedef struct torture_io {
 	kt_nrt_io_t t;
-	uint8_t data[4][TORTURE_IO_BYTES];
+	uint8_t data[TORTURE_MAX_IO][TORTURE_IO_BYTES];
 } torture_io_t;
 
 NRT_STATUS torture_io_alloc(torture_io_t *io, uint32_t n_in, uint32_t n_out,

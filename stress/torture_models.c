@@ -13,11 +13,11 @@
 NRT_STATUS torture_model_bytes(uint32_t n_in, uint32_t n_out, uint32_t nkbin, uint8_t **bytes,
                                size_t *len)
 {
-	static const uint32_t sizes[4] = {TORTURE_IO_BYTES, TORTURE_IO_BYTES, TORTURE_IO_BYTES,
-	                                  TORTURE_IO_BYTES};
+	static const uint32_t sizes[TORTURE_MAX_IO] = {TORTURE_IO_BYTES, TORTURE_IO_BYTES,
+	                                               TORTURE_IO_BYTES, TORTURE_IO_BYTES};
 	char name[32];
 
-	if (n_in > 4 || n_out > 4)
+	if (n_in > TORTURE_MAX_IO || n_out > TORTURE_MAX_IO)
 		return NRT_INVALID;
 	snprintf(name, sizeof(name), "t%u%u%u", n_in, n_out, nkbin);
 	/* A malloc copy: the bytes must not count as library memory in the
@@ -29,11 +29,11 @@ NRT_STATUS torture_io_alloc(torture_io_t *io, uint32_t n_in, uint32_t n_out,
                             nrt_tensor_placement_t placement, int nc)
 {
 	memset(io, 0, sizeof(*io));
-	if (n_in > 4 || n_out > 4)
+	if (n_in > TORTURE_MAX_IO || n_out > TORTURE_MAX_IO)
 		return NRT_INVALID;
 	io->t.n_in = n_in;
 	io->t.n_out = n_out;
-	for (uint32_t i = 0; i < 4; i++)
+	for (uint32_t i = 0; i < TORTURE_MAX_IO; i++)
 		io->t.in_sizes[i] = io->t.out_sizes[i] = TORTURE_IO_BYTES;
 	return kt_nrt_io_open(&io->t, placement, nc, false);
 }
@@ -59,8 +59,8 @@ NRT_STATUS torture_io_fill(torture_io_t *io, uint64_t r)
 
 int torture_io_verify(torture_io_t *io)
 {
-	const uint8_t *in[4];
-	uint64_t in_size[4];
+	const uint8_t *in[TORTURE_MAX_IO];
+	uint64_t in_size[TORTURE_MAX_IO];
 	uint8_t want[TORTURE_IO_BYTES], got[TORTURE_IO_BYTES];
 
 	for (uint32_t i = 0; i < io->t.n_in; i++) {

@@ -6,7 +6,6 @@
  * container re-serializes to its bytes).  Failures go through oracle_fail
  * (check.c).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

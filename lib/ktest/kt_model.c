@@ -160,14 +160,10 @@ void kt_nrt_io_check(const kt_nrt_io_t *io)
 
 void kt_nrt_io_free(kt_nrt_io_t *io)
 {
-	if (io->in_set)
-		nrt_destroy_tensor_set(&io->in_set);
-	if (io->out_set)
-		nrt_destroy_tensor_set(&io->out_set);
+	nrt_destroy_tensor_set(&io->in_set);
+	nrt_destroy_tensor_set(&io->out_set);
 	for (uint32_t i = 0; i < io->n_in; i++)
-		if (io->in[i])
-			nrt_tensor_free(&io->in[i]);
+		nrt_tensor_free(&io->in[i]);
 	for (uint32_t j = 0; j < io->n_out; j++)
-		if (io->out[j])
-			nrt_tensor_free(&io->out[j]);
+		nrt_tensor_free(&io->out[j]);
 }

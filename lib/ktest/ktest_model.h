@@ -63,7 +63,8 @@ void kt_nrt_io_make(kt_nrt_io_t *io, nrt_tensor_placement_t placement, int nc);
  * against that formula written out and against the device's own. */
 void kt_nrt_io_check(const kt_nrt_io_t *io);
 
-/* Destroy the sets, free the tensors (what was allocated; NULLs left). */
+/* Destroy the sets, free the tensors (what was allocated: both frees take
+ * NULL). */
 void kt_nrt_io_free(kt_nrt_io_t *io);
 
 #endif /* KTEST_MODEL_H */
