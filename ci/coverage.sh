@@ -41,25 +41,23 @@ no_work=0
 targets=""
 timeout_s=30
 
-usage() { kmgr_usage; }
-die() { echo "coverage.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--work) [ $# -ge 2 ] || die "--work needs a directory"; works+=("$2"); shift 2 ;;
+	--work) [ $# -ge 2 ] || kmgr_die "--work needs a directory"; works+=("$2"); shift 2 ;;
 	--no-work) no_work=1; shift ;;
-	--out | --html) [ $# -ge 2 ] || die "$1 needs a directory"; out=$2; shift 2 ;;
-	--targets) [ $# -ge 2 ] || die "--targets needs a list"; targets=$2; shift 2 ;;
-	--build) [ $# -ge 2 ] || die "--build needs a directory"; build=$2; shift 2 ;;
-	--timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout_s=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) die "unknown argument '$1' (see --help)" ;;
+	--out | --html) [ $# -ge 2 ] || kmgr_die "$1 needs a directory"; out=$2; shift 2 ;;
+	--targets) [ $# -ge 2 ] || kmgr_die "--targets needs a list"; targets=$2; shift 2 ;;
+	--build) [ $# -ge 2 ] || kmgr_die "--build needs a directory"; build=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || kmgr_die "--timeout needs seconds"; timeout_s=$2; shift 2 ;;
+	-h | --help) kmgr_usage; exit 0 ;;
+	*) kmgr_die "unknown argument '$1'" ;;
 	esac
 done
-[[ "$timeout_s" =~ ^[0-9]+$ ]] && [ "$timeout_s" -gt 0 ] || die "--timeout: a whole number of seconds > 0"
+[[ "$timeout_s" =~ ^[0-9]+$ ]] && [ "$timeout_s" -gt 0 ] || kmgr_die "--timeout: a whole number of seconds > 0"
 for w in "${works[@]}"; do
-	[ -d "$w" ] || die "--work $w: not a directory"
+	[ -d "$w" ] || kmgr_die "--work $w: not a directory"
 done
-[ "$no_work" = 0 ] || [ ${#works[@]} -eq 0 ] || die "--work and --no-work exclude each other"
+[ "$no_work" = 0 ] || [ ${#works[@]} -eq 0 ] || kmgr_die "--work and --no-work exclude each other"
 if [ -z "$targets" ]; then
 	tlist=()
 	for d in "$root"/corpus/*/; do
@@ -70,7 +68,7 @@ else
 	IFS=, read -r -a tlist <<<"$targets"
 fi
 for t in "${tlist[@]}"; do
-	[ -f "$root/fuzz/targets/$t.c" ] || die "unknown target '$t'"
+	[ -f "$root/fuzz/targets/$t.c" ] || kmgr_die "unknown target '$t'"
 done
 if [ "$no_work" = 0 ] && [ ${#works[@]} -eq 0 ] && [ -d "$root/fuzz-work" ]; then
 	works=("$root/fuzz-work")

@@ -48,9 +48,7 @@ presets="tsan release" binaries="refdrain async churn faults" fuzz_presets="asan
 do_stress=1 do_fuzz=1 do_cov=1 do_mut=1 do_afl=0 keep=14
 build_root="$src/build"
 args=("$@")
-usage() { kmgr_usage; }
-die() { echo "nightly.sh: $*" >&2; exit 2; }
-need() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
+need() { [ "$2" -ge 2 ] || kmgr_die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--minutes) need "$1" $#; minutes=$2; shift 2 ;;
@@ -67,28 +65,28 @@ while [ $# -gt 0 ]; do
 	--afl) do_afl=1; shift ;;
 	--build-root) need "$1" $#; build_root=$2; shift 2 ;;
 	--keep) need "$1" $#; keep=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) die "unknown option '$1' (see --help)" ;;
+	-h | --help) kmgr_usage; exit 0 ;;
+	*) kmgr_die "unknown option '$1'" ;;
 	esac
 done
 [[ "$minutes" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk "BEGIN { exit !($minutes > 0) }" ||
-	die "--minutes: a number > 0"
-[[ "$threads" =~ ^[0-9]+$ ]] && [ "$threads" -gt 0 ] || die "--threads: a whole number > 0"
-[[ "$keep" =~ ^[0-9]+$ ]] || die "--keep: a whole number (0: keep every night)"
-[ -n "$fuzz_presets" ] || die "--fuzz-presets: name at least one"
+	kmgr_die "--minutes: a number > 0"
+[[ "$threads" =~ ^[0-9]+$ ]] && [ "$threads" -gt 0 ] || kmgr_die "--threads: a whole number > 0"
+[[ "$keep" =~ ^[0-9]+$ ]] || kmgr_die "--keep: a whole number (0: keep every night)"
+[ -n "$fuzz_presets" ] || kmgr_die "--fuzz-presets: name at least one"
 for p in $fuzz_presets; do
-	case "$p" in asan | msan | tsan) ;; *) die "--fuzz-presets: asan, msan or tsan, not '$p'" ;; esac
+	case "$p" in asan | msan | tsan) ;; *) kmgr_die "--fuzz-presets: asan, msan or tsan, not '$p'" ;; esac
 done
 for b in $binaries; do
-	[ -f "$src/stress/$b.c" ] || die "--binaries: no stress binary '$b'"
+	[ -f "$src/stress/$b.c" ] || kmgr_die "--binaries: no stress binary '$b'"
 done
 KMGR_ROOT=$src
 . "$src/ci/lib/toolchain.sh"
 kmgr_toolchain nightly.sh
-mkdir -p "$out" || die "--out $out: cannot create"
+mkdir -p "$out" || kmgr_die "--out $out: cannot create"
 out=$(cd "$out" && pwd)
 history=${history:-$out}
-[ -d "$history" ] || die "--history $history: not a directory"
+[ -d "$history" ] || kmgr_die "--history $history: not a directory"
 
 day=$(date -u +%Y-%m-%d)
 run=$(date -u +%Y-%m-%dT%H%MZ) # several runs a day each keep their folder
@@ -98,7 +96,7 @@ night=$out/$run
 n=1
 until mkdir "$night" 2>/dev/null; do
 	n=$((n + 1))
-	[ "$n" -le 100 ] || die "--out $out: cannot make a folder for this run"
+	[ "$n" -le 100 ] || kmgr_die "--out $out: cannot make a folder for this run"
 	night=$out/$run-$n
 done
 run=$(basename "$night")

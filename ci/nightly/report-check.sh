@@ -27,24 +27,22 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/usage.sh"
 page="" png="" min_plots=1 min_findings=0 min_stress=0 min_links=0 min_new=0
-usage() { kmgr_usage; }
-die() { echo "report-check.sh: $*" >&2; exit 2; }
-num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1: a whole number"; }
+num() { [[ "$2" =~ ^[0-9]+$ ]] || kmgr_die "$1: a whole number"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--png) [ $# -ge 2 ] || die "--png needs a file"; png=$2; shift 2 ;;
-	--min-plots) [ $# -ge 2 ] || die "--min-plots needs N"; num "$1" "$2"; min_plots=$2; shift 2 ;;
-	--min-findings) [ $# -ge 2 ] || die "--min-findings needs N"; num "$1" "$2"; min_findings=$2; shift 2 ;;
-	--min-stress) [ $# -ge 2 ] || die "--min-stress needs N"; num "$1" "$2"; min_stress=$2; shift 2 ;;
-	--min-links) [ $# -ge 2 ] || die "--min-links needs N"; num "$1" "$2"; min_links=$2; shift 2 ;;
-	--min-new) [ $# -ge 2 ] || die "--min-new needs N"; num "$1" "$2"; min_new=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	-*) die "unknown option '$1' (see --help)" ;;
-	*) [ -z "$page" ] || die "one page only"; page=$1; shift ;;
+	--png) [ $# -ge 2 ] || kmgr_die "--png needs a file"; png=$2; shift 2 ;;
+	--min-plots) [ $# -ge 2 ] || kmgr_die "--min-plots needs N"; num "$1" "$2"; min_plots=$2; shift 2 ;;
+	--min-findings) [ $# -ge 2 ] || kmgr_die "--min-findings needs N"; num "$1" "$2"; min_findings=$2; shift 2 ;;
+	--min-stress) [ $# -ge 2 ] || kmgr_die "--min-stress needs N"; num "$1" "$2"; min_stress=$2; shift 2 ;;
+	--min-links) [ $# -ge 2 ] || kmgr_die "--min-links needs N"; num "$1" "$2"; min_links=$2; shift 2 ;;
+	--min-new) [ $# -ge 2 ] || kmgr_die "--min-new needs N"; num "$1" "$2"; min_new=$2; shift 2 ;;
+	-h | --help) kmgr_usage; exit 0 ;;
+	-*) kmgr_die "unknown option '$1'" ;;
+	*) [ -z "$page" ] || kmgr_die "one page only"; page=$1; shift ;;
 	esac
 done
-[ -n "$page" ] || die "which page? (see --help)"
-[ -f "$page" ] || die "$page: no such file"
+[ -n "$page" ] || kmgr_die "which page?"
+[ -f "$page" ] || kmgr_die "$page: no such file"
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$chromium" ]; then
 	echo "report-check.sh: SKIP: no Chromium at $chromium (ci/deps.sh installs it)"
