@@ -57,13 +57,15 @@ static double now_s(void)
 
 /* The running child's process group (0: none) and the signal that stopped
  * this tool (0: none); written by the handler. */
-static volatile sig_atomic_t running_child, stop_signal;
+static volatile sig_atomic_t running_child, running_guard, stop_signal;
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
 	if (running_child > 0)
 		kill(-(pid_t)running_child, SIGKILL);
+	if (running_guard > 0) /* it kills every descendant, then itself */
+		kill((pid_t)running_guard, SIGUSR1);
 }
 
 void kr_signals_install(void)
@@ -130,9 +132,13 @@ int kr_find_stress(const char *name, char *path, size_t len)
 		if (executable(path))
 			return 0;
 	}
-	snprintf(path, len, "%s/stress/%s", KREPRO_BIN_DIR, name);
-	if (executable(path))
-		return 0;
+	/* a build tree: <bin>/tools/kmgr-repro/kmgr-repro and <bin>/stress/ */
+	if (slash && (slash = strrchr(dir, '/')) && (*slash = 0, slash = strrchr(dir, '/'))) {
+		*slash = 0;
+		snprintf(path, len, "%s/stress/%s", dir, name);
+		if (executable(path))
+			return 0;
+	}
 	while (env && *env) {
 		const char *end = strchr(env, ':');
 		size_t n = end ? (size_t)(end - env) : strlen(env);
@@ -270,7 +276,7 @@ static void child_exec(char *const argv[], int wr, pid_t parent)
 	_exit(127);
 }
 
-static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
+int kr_run_argv(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 {
 	int pfd[2];
 	pid_t pid, self = getpid();
@@ -311,7 +317,7 @@ static int spawn(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 }
 
 /* The scratch dir holds only the files the stress binary wrote. */
-static void remove_flat_dir(const char *dir)
+void kr_remove_flat_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -338,13 +344,13 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 		char *argv[] = {(char *)kr_self_path(), "__run",          "--target",
 		                (char *)in->target,     (char *)in->path, NULL};
 
-		return spawn(argv, o, out);
+		return kr_run_argv(argv, o, out);
 	}
 	if (kr_find_stress(in->stress_bin, bin, sizeof(bin))) {
 		fprintf(stderr,
-		        "kmgr-repro: %s not found next to the tool, in %s/stress or in "
-		        "PATH\n",
-		        in->stress_bin, KREPRO_BIN_DIR);
+		        "kmgr-repro: %s not found next to the tool, in its build tree's stress/ "
+		        "or in PATH\n",
+		        in->stress_bin);
 		return -1;
 	}
 	snprintf(tmpdir, sizeof(tmpdir), "%s/kmgr-repro-XXXXXX", kr_tmpdir());
@@ -353,8 +359,8 @@ int kr_run_child(const kr_input_t *in, const kr_run_opts_t *o, kr_outcome_t *out
 	/* its own failure writes a new repro file: into a scratch dir */
 	char *argv[] = {bin, "--replay", (char *)in->path, "--quiet", "--repro-dir", tmpdir, NULL};
 
-	rc = spawn(argv, o, out);
-	remove_flat_dir(tmpdir);
+	rc = kr_run_argv(argv, o, out);
+	kr_remove_flat_dir(tmpdir);
 	return rc;
 }
 
@@ -382,4 +388,195 @@ void kr_outcome_free(kr_outcome_t *o)
 {
 	free(o->report);
 	o->report = NULL;
+}
+
+/*
+ * The guard (kr_spawn_guarded): a process of its own group, a child
+ * subreaper, that runs one command and dies with this tool.  Builds fork
+ * deep trees, and ninja puts each compiler in a process group of its own,
+ * so a signal to one group misses them: the guard instead kills every
+ * process below it (orphans are re-parented to it, so none escapes), on
+ * SIGUSR1 (this tool's death: PR_SET_PDEATHSIG; an interrupt: on_stop)
+ * and when its command ends, then exits with the command's status.
+ */
+static volatile sig_atomic_t guard_stop;
+
+static void guard_on_signal(int sig)
+{
+	(void)sig;
+	guard_stop = 1;
+}
+
+/* SIGKILL to every descendant of this process; true if there was one. */
+static bool kill_descendants(void)
+{
+	pid_t self = getpid(), pids[4096], ppids[4096];
+	size_t n = 0;
+	bool any = false;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) && n < 4096) {
+		char path[64], buf[512], *rp;
+		int fd, pp;
+		ssize_t r;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = 0;
+		rp = strrchr(buf, ')'); /* the name may hold anything */
+		if (!rp || sscanf(rp + 1, " %*c %d", &pp) != 1)
+			continue;
+		pids[n] = (pid_t)atoi(e->d_name);
+		ppids[n++] = (pid_t)pp;
+	}
+	if (d)
+		closedir(d);
+	/* descendants: parents first is not guaranteed, so iterate to a fixpoint */
+	bool mine[4096] = {false}, grew = true;
+
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			bool p = ppids[i] == self;
+
+			for (size_t j = 0; !p && j < n; j++)
+				p = mine[j] && pids[j] == ppids[i];
+			if (p && !mine[i])
+				mine[i] = grew = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (mine[i]) {
+			kill(pids[i], SIGKILL);
+			any = true;
+		}
+	return any;
+}
+
+static void guard_reap_all(void)
+{
+	for (int round = 0; round < 1000; round++) {
+		bool any = kill_descendants();
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!any && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+			return;
+		usleep(1000);
+	}
+}
+
+static void guard_main(char *const argv[], int out_fd, int err_fd, pid_t parent)
+{
+	struct sigaction sa = {.sa_handler = guard_on_signal};
+	sigset_t none;
+	pid_t pid;
+	int st = 0;
+
+	setpgid(0, 0);
+	sigemptyset(&none);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGINT, SIG_IGN); /* the tool's on_stop decides, by SIGUSR1 */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1);
+	if (getppid() != parent)
+		_exit(127);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		signal(SIGUSR1, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(out_fd >= 0 ? out_fd : null, 1);
+		dup2(err_fd >= 0 ? err_fd : null, 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "kmgr-repro: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && !guard_stop) {
+		pid_t w = waitpid(pid, &st, 0);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+	}
+	guard_reap_all();
+	if (guard_stop || pid < 0)
+		_exit(126);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+int kr_spawn_guarded(char *const argv[], const char *log, char **out)
+{
+	pid_t self = getpid(), pid;
+	int pfd[2] = {-1, -1}, fd = -1, st = 0;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	if (out)
+		*out = NULL;
+	if (stop_signal)
+		return -1;
+	if (out && pipe2(pfd, O_CLOEXEC))
+		return -1;
+	if (log && (fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		/* out: stdout into the pipe, stderr to /dev/null; a log: both there */
+		int o = out ? dup(pfd[1]) : fd >= 0 ? dup(fd) : -1;
+
+		guard_main(argv, o, out ? -1 : o, self);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pid < 0) {
+		if (out)
+			close(pfd[0]), close(pfd[1]);
+		return -1;
+	}
+	running_guard = pid;
+	if (out) {
+		close(pfd[1]);
+		for (;;) {
+			ssize_t r;
+
+			if (len + 4096 + 1 > cap) {
+				char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+
+				if (!nb)
+					break;
+				buf = nb;
+			}
+			r = read(pfd[0], buf + len, cap - len - 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			len += (size_t)r;
+		}
+		close(pfd[0]);
+		if (buf)
+			buf[len] = 0;
+		*out = buf;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	running_guard = 0;
+	if (stop_signal)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kfile.h"
 #include "model/kmodel.h"
@@ -357,7 +358,11 @@ static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 	       nonzero(p.sched, p.nsched));
 	printf("%u runs, %.1f s; written to %s\n", c.runs + 1, now_s() - t0, o->out);
 	/* a binary OUT cannot say its target; this line does */
-	printf("replay: %s replay %s --target %s\n", kr_self_path(), o->out, in->target);
+	char self[PATH_MAX + 64], outw[PATH_MAX + 64];
+
+	kr_shell_word(kr_self_path(), self, sizeof(self));
+	kr_shell_word(o->out, outw, sizeof(outw));
+	printf("replay: %s replay %s --target %s\n", self, outw, in->target);
 	return KR_EXIT_OK;
 }
 
@@ -443,7 +448,11 @@ static const char triage_help[] =
 typedef struct bucket {
 	char key[512]; /* what files are grouped by: the dedup token, else sig */
 	char sig[512];
-	char dedup[256]; /* "" when the report had none */
+	char dedup[256];      /* "" when the report had none */
+	char type[256];       /* the crash state: its type ... */
+	char frames[512];     /* ... and its frames (kr_crash_state) */
+	bool is_log;          /* the example is a stress log */
+	char repro[PATH_MAX]; /* the repro file the log names ("": none) */
 	unsigned count;
 	size_t best_size;
 	char best[PATH_MAX];
@@ -469,9 +478,11 @@ static bucket_t *new_bucket(void)
 	return &buckets[nbuckets++];
 }
 
-/* key: kr_bucket_key's; "" for the tool's own outcomes, keyed by sig. */
-static int add(const char *sig, const char *key, const char *dedup, const kr_input_t *in,
-               const char *path, size_t size)
+/* key: kr_bucket_key's; "" for the tool's own outcomes, keyed by sig.
+ * report: the crash's (NULL for those outcomes).  repro: not NULL when
+ * the file is a stress log, the repro file it names ("" none). */
+static int add(const char *sig, const char *key, const char *report, const kr_input_t *in,
+               const char *path, size_t size, const char *repro)
 {
 	bucket_t *b = NULL;
 
@@ -486,16 +497,72 @@ static int add(const char *sig, const char *key, const char *dedup, const kr_inp
 			return -1;
 		snprintf(b->key, sizeof(b->key), "%s", key);
 		snprintf(b->sig, sizeof(b->sig), "%s", sig);
-		snprintf(b->dedup, sizeof(b->dedup), "%s", dedup);
+		if (report) {
+			kr_dedup_token(report, b->dedup, sizeof(b->dedup));
+			kr_crash_state(report, b->type, sizeof(b->type), b->frames,
+			               sizeof(b->frames));
+		}
+		if (!b->type[0])
+			snprintf(b->type, sizeof(b->type), "%s", sig);
 	}
 	if (!b->count || size < b->best_size) {
 		b->best_size = size;
 		snprintf(b->best, sizeof(b->best), "%s", path);
 		snprintf(b->target, sizeof(b->target), "%s",
 		         in && in->kind != KR_STRESS ? in->target : "");
+		snprintf(b->repro, sizeof(b->repro), "%s", repro ? repro : "");
+		b->is_log = repro != NULL;
 	}
 	b->count++;
 	return 0;
+}
+
+/*
+ * A stress run's log (its output when it died under a sanitizer, an
+ * assertion, a check or the watchdog): not an input to run, a report to
+ * sign as it is.  Told from a crash file by its text: a report kind
+ * (signature.c) in a file that is not a repro file or a program.  The
+ * repro file it names ("NAME: reproducer saved to PATH", relative to the
+ * log's folder when not absolute) is what reproduces it.
+ */
+static bool stress_log(const char *path, char **text, char *repro, size_t rlen)
+{
+	char sig[512], *at;
+	struct stat st;
+	size_t n;
+	FILE *f;
+
+	*text = NULL;
+	repro[0] = 0;
+	if (kr_has_header(path) || stat(path, &st) || st.st_size <= 0 ||
+	    (size_t)st.st_size > KR_MAX_FILE || !(f = fopen(path, "rb")))
+		return false;
+	*text = malloc((size_t)st.st_size + 1);
+	n = *text ? fread(*text, 1, (size_t)st.st_size, f) : 0;
+	fclose(f);
+	if (!*text)
+		return false;
+	(*text)[n] = 0;
+	if (strlen(*text) != n || strncmp(*text, "binary ", 7) == 0 || !strstr(*text, "stress_") ||
+	    (kr_signature(*text, sig, sizeof(sig)), !sig[0])) {
+		free(*text);
+		*text = NULL;
+		return false;
+	}
+	if ((at = strstr(*text, ": reproducer saved to "))) {
+		const char *p = at + strlen(": reproducer saved to ");
+		int len = (int)strcspn(p, "\n");
+		const char *slash = strrchr(path, '/');
+
+		if (p[0] == '/')
+			snprintf(repro, rlen, "%.*s", len, p);
+		else
+			snprintf(repro, rlen, "%.*s/%.*s", slash ? (int)(slash - path) : 1,
+			         slash ? path : ".", len, p);
+		if (access(repro, R_OK))
+			repro[0] = 0; /* named but not there: no command to give */
+	}
+	return true;
 }
 
 static int triage_file(const char *path, const kr_opts_t *o)
@@ -503,33 +570,37 @@ static int triage_file(const char *path, const kr_opts_t *o)
 	kr_input_t in;
 	kr_outcome_t out;
 	struct stat st;
-	char dedup[256] = "";
 	size_t size = stat(path, &st) ? 0 : (size_t)st.st_size;
-	char named[32];
+	char named[32], key[512], sig[512], repro[PATH_MAX], *log;
 	/* --target is for the files whose path names no target (a header or a
 	 * stress repro file still says its own) */
 	bool fallback =
 	    o->target && !kr_path_target(path, named, sizeof(named)) && !kr_has_header(path);
-	int rc = kr_input_load(&in, path, fallback ? o->target : NULL);
+	int rc;
 
+	if (stress_log(path, &log, repro, sizeof(repro))) {
+		kr_signature(log, sig, sizeof(sig));
+		kr_bucket_key(log, sig, key, sizeof(key));
+		rc = add(sig, key, log, NULL, path, size, repro);
+		free(log);
+		return rc;
+	}
+	rc = kr_input_load(&in, path, fallback ? o->target : NULL);
 	if (rc) {
-		rc = add("(unusable file)", "", "", NULL, path, size);
+		rc = add("(unusable file)", "", NULL, NULL, path, size, NULL);
 		kr_input_free(&in);
 		return rc;
 	}
 	if (kr_run_child(&in, &o->run, &out)) {
-		rc = add("(could not run)", "", "", &in, path, size);
+		rc = add("(could not run)", "", NULL, &in, path, size, NULL);
 	} else if (out.usage) {
-		rc = add("(unusable file)", "", "", &in, path, size); /* refused: no crash */
+		rc =
+		    add("(unusable file)", "", NULL, &in, path, size, NULL); /* refused: no crash */
 	} else if (!out.failed) {
-		rc = add("(no failure)", "", "", &in, path, size);
+		rc = add("(no failure)", "", NULL, &in, path, size, NULL);
 	} else {
-		char key[512];
-
-		if (out.report)
-			kr_dedup_token(out.report, dedup, sizeof(dedup));
 		kr_bucket_key(out.report, out.signature, key, sizeof(key));
-		rc = add(out.signature, key, dedup, &in, path, size);
+		rc = add(out.signature, key, out.report, &in, path, size, NULL);
 	}
 	kr_outcome_free(&out);
 	kr_input_free(&in);
@@ -576,6 +647,14 @@ static int walk(const char *dir, int depth, const kr_opts_t *o)
 			rc = walk(path, depth + 1, o);
 		} else if (S_ISREG(st.st_mode)) {
 			rc = triage_file(path, o);
+		} else {
+			fprintf(stderr,
+			        "kmgr-repro triage: skipped %s: not a regular file (a %s)\n", path,
+			        S_ISFIFO(st.st_mode)   ? "FIFO"
+			        : S_ISSOCK(st.st_mode) ? "socket"
+			        : S_ISCHR(st.st_mode)  ? "character device"
+			        : S_ISBLK(st.st_mode)  ? "block device"
+			                               : "special file");
 		}
 		free(ents[i]);
 	}
@@ -608,7 +687,7 @@ static size_t utf8_len(const unsigned char *s)
 /* s as a JSON string.  A byte that is not part of valid UTF-8 (a file name
  * may hold any) is written as \u00XX, its Latin-1 reading, so that the
  * output stays JSON whatever the name; the reproduce command has the exact
- * bytes (shell_word). */
+ * bytes (kr_shell_word). */
 static void json_str(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -628,51 +707,97 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-/* path as one shell word: '...' ( ' as '\'' ), or $'...' with \xNN
- * escapes when it holds bytes that are not printable UTF-8, so that the
- * command is plain text and still names the exact file. */
-static size_t shell_word(const char *path, char *out, size_t len)
+/* s as one POSIX sh word: single quotes, a ' as '\'' , every other byte
+ * of valid UTF-8 (control bytes, $, `, \ included) as it is, since
+ * nothing is special inside single quotes in any sh.  (bash's $'...' is
+ * not sh: dash reads $'a' as $ and 'a'.)  A byte that is not UTF-8 cannot
+ * pass through JSON or a terminal as itself, so it is written as
+ * "$(printf '\ooo')", POSIX too, between the quoted parts (such a byte is
+ * never a newline, which command substitution would drop).  Truncated to
+ * whole pieces when len is short. */
+size_t kr_shell_word(const char *s, char *out, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)path;
-	bool plain = true;
+	const unsigned char *p = (const unsigned char *)s;
 	size_t n = 0;
 
-	for (const unsigned char *q = p; *q; q += utf8_len(q) ? utf8_len(q) : 1)
-		if (*q < 0x20 || *q == 0x7f || !utf8_len(q))
-			plain = false;
-	n += (size_t)snprintf(out + n, len - n, "%s", plain ? "'" : "$'");
-	for (; *p && n + 8 < len; p++) {
-		if (plain && *p == '\'')
-			n += (size_t)snprintf(out + n, len - n, "'\\''");
-		else if (!plain && (*p == '\'' || *p == '\\'))
-			n += (size_t)snprintf(out + n, len - n, "\\%c", *p);
-		else if (!plain && (*p < 0x20 || *p >= 0x7f))
-			n += (size_t)snprintf(out + n, len - n, "\\x%02x", *p);
-		else
-			out[n++] = (char)*p;
+	if (len < 3)
+		return len ? (out[0] = 0) : 0;
+	out[n++] = '\'';
+	while (*p && n + 24 < len) {
+		size_t u = utf8_len(p);
+
+		if (*p == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else if (u) {
+			memcpy(out + n, p, u);
+			n += u;
+		} else {
+			n += (size_t)snprintf(out + n, len - n, "'\"$(printf '\\%03o')\"'", *p);
+		}
+		p += u ? u : 1;
 	}
-	if (n + 1 < len)
-		out[n++] = '\'';
-	out[n < len ? n : len - 1] = 0;
+	out[n++] = '\'';
+	out[n] = 0;
 	return n;
 }
 
 /* The command that reruns a bucket's example: a shell word for each part
- * (single-quoted, ' as '\''), so it can be pasted as it is. */
+ * (kr_shell_word: POSIX sh), so it can be pasted as it is.  A stress log
+ * is rerun through the repro file it names; "" when it names none. */
 static void reproduce_cmd(const bucket_t *b, char *cmd, size_t len)
 {
 	const char *verb = strcmp(b->sig, "(unusable file)") ? "replay" : "show";
-	size_t n = (size_t)snprintf(cmd, len, "%s %s ", kr_self_path(), verb);
+	const char *file = b->repro[0] ? b->repro : b->best;
+	size_t n;
 
+	cmd[0] = 0;
+	if (b->is_log && !b->repro[0])
+		return;
+	n = kr_shell_word(kr_self_path(), cmd, len);
+	n += (size_t)snprintf(cmd + n, len - n, " %s ", verb);
 	if (n < len)
-		n += shell_word(b->best, cmd + n, len - n);
-	if (n < len)
-		snprintf(cmd + n, len - n, "%s%s", b->target[0] ? " --target " : "", b->target);
+		n += kr_shell_word(file, cmd + n, len - n);
+	if (n < len && b->target[0])
+		snprintf(cmd + n, len - n, " --target %s", b->target);
+}
+
+/* The frames of a crash state as a JSON array: "a < b < c" is [a, b, c];
+ * a TSan report's second access follows a "vs" element, a free site a
+ * "freed in" element. */
+static void json_frames(const bucket_t *b)
+{
+	char buf[1200], *p = buf;
+	const char *freed = strstr(b->sig, ", freed in ");
+	bool first = true;
+
+	snprintf(buf, sizeof(buf), "%s%s%s", b->frames, freed ? " < freed in < " : "",
+	         freed ? freed + 11 : "");
+	putchar('[');
+	while (*p) {
+		char *sep = strstr(p, " < "), *vs = strstr(p, " vs ");
+		char *end = sep && (!vs || sep < vs) ? sep : vs;
+
+		if (end)
+			*end = 0;
+		printf("%s", first ? "" : ", ");
+		json_str(p);
+		first = false;
+		if (!end)
+			break;
+		if (end == vs) {
+			printf(", \"vs\"");
+			p = end + 4;
+		} else {
+			p = end + 3;
+		}
+	}
+	putchar(']');
 }
 
 static void print_json(const char *dir, unsigned files)
 {
-	char cmd[2 * PATH_MAX];
+	char cmd[2 * PATH_MAX + 512];
 
 	printf("{\"dir\": ");
 	json_str(dir);
@@ -681,7 +806,11 @@ static void print_json(const char *dir, unsigned files)
 		const bucket_t *b = &buckets[i];
 
 		reproduce_cmd(b, cmd, sizeof(cmd));
-		printf("%s\n  {\"signature\": ", i ? "," : "");
+		printf("%s\n  {\"crash_type\": ", i ? "," : "");
+		json_str(b->type);
+		printf(", \"crash_state\": ");
+		json_frames(b);
+		printf(", \"signature\": ");
 		json_str(b->sig);
 		printf(", \"key\": ");
 		json_str(b->key);
@@ -697,8 +826,16 @@ static void print_json(const char *dir, unsigned files)
 			json_str(b->target);
 		else
 			printf("null");
+		printf(", \"repro_file\": ");
+		if (b->repro[0])
+			json_str(b->repro);
+		else
+			printf("null");
 		printf(", \"reproduce\": ");
-		json_str(cmd);
+		if (cmd[0])
+			json_str(cmd);
+		else
+			printf("null");
 		putchar('}');
 	}
 	printf("\n]}\n");

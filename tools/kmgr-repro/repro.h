@@ -78,6 +78,17 @@ void kr_signals_install(void);
 int kr_interrupted(void);
 /* The process group a signal to this tool must also kill (0: none). */
 void kr_child_running(int pid);
+/* Runs argv (no shell) in a child under the argv[0] given, with what
+ * kr_run_child does (own group, time limit, report, signature). */
+int kr_run_argv(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out);
+/* Runs argv (PATH searched) under a guard that kills all its descendants
+ * when it ends, when this tool is interrupted and when this tool dies
+ * (SIGKILL included).  stdout and stderr appended to log (NULL: nowhere),
+ * or stdout returned in *out (malloc'd) when out is not NULL.  The exit
+ * status, or -1 (could not run, interrupted). */
+int kr_spawn_guarded(char *const argv[], const char *log, char **out);
+/* Removes a folder holding files only. */
+void kr_remove_flat_dir(const char *dir);
 /* bisect.c */
 int kr_cmd_bisect(int argc, char **argv);
 int kr_cmd_verify(int argc, char **argv);
@@ -86,8 +97,14 @@ const char *kr_tmpdir(void);
 /* Where a stress binary is: next to the tool, the build tree's stress/, PATH. */
 int kr_find_stress(const char *name, char *path, size_t len);
 
-/* signature.c: the crash signature of a report ("" if none recognised). */
+/* signature.c: the crash signature of a report ("" if none recognised):
+ * its crash state (kr_crash_state) as one line, "TYPE in FRAMES". */
 void kr_signature(const char *report, char *sig, size_t len);
+/* The crash state's parts: the type ("heap-use-after-free", "data race",
+ * "ORACLE: status-mismatch", "stress stall", ...) and its frames ("f1 <
+ * f2 < f3"; a TSan report's two accesses "a1 < a2 vs b1 < b2"; an
+ * oracle failure's operation; a stall's wait site); "" and "" if none. */
+void kr_crash_state(const char *report, char *type, size_t tlen, char *frames, size_t flen);
 /* A sanitizer report's first "DEDUP_TOKEN: f1--f2--f3" (dedup_token_length in
  * sanitizers/<tool>.options): its value in tok and true, or "" and false. */
 bool kr_dedup_token(const char *report, char *tok, size_t len);
@@ -108,6 +125,8 @@ int kr_cmd_run(int argc, char **argv);
 int kr_emit_c(const kr_input_t *in, const char *out_path, const char *name, bool shared_prelude);
 
 /* commands.c */
+/* s as one POSIX sh word (single quotes, a quote as the four bytes '\\''); its length. */
+size_t kr_shell_word(const char *s, char *out, size_t len);
 int kr_cmd_show(int argc, char **argv);
 int kr_cmd_replay(int argc, char **argv);
 int kr_cmd_minimize(int argc, char **argv);

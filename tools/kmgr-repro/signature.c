@@ -1,28 +1,29 @@
 /*
  * signature.c - a crash signature from a child's stderr, the way
- * ClusterFuzz buckets crashes: the report kind plus the top three project
- * frames of the first stack after it, with compiler-rt, libc, libFuzzer,
- * the fuzz drivers and this tool dropped, and lib/sched too: the sync
- * layer is the runtime here (its failure path and inlined atomics would
- * otherwise fill every KSCHED signature).  Functions only, no line
- * numbers, so that an unrelated edit does not split a bucket.
+ * ClusterFuzz buckets crashes: the report kind plus the top three frames
+ * of the library (lib/base, emu, kmgr, model, nrt) in the first stack
+ * after it: compiler-rt, libc, libFuzzer, the fuzz drivers, the harness,
+ * the oracle, the stress binaries and this tool dropped, and lib/sched
+ * too: the sync layer is the runtime here (its failure path and inlined
+ * atomics would otherwise fill every KSCHED signature).  A TSan report:
+ * two frames of each of its two accesses.  An oracle failure: its check
+ * and the operation it names (the stack is the checker's own).  A stall:
+ * its wait site.  Functions only, no line numbers, so that an unrelated
+ * edit does not split a bucket.
  *
  * The bucket key (kr_bucket_key) is what triage groups by.  A
  * use-after-free or double free is keyed by where the object was freed
  * (the top two project frames of ASan's "freed by thread" stack): one
  * premature free reached from many places gave one bucket per access
- * stack before.  A stress binary's check failure is keyed by its
- * invariant, a stall by the first thread's wait site; any other report by
- * its DEDUP_TOKEN, else its signature.
+ * stack before.  Any other report is keyed by its crash state (type and
+ * the library's frames, not the harness's or a stress binary's: a bug
+ * found by fuzzing and by stress is one bucket); a report whose stack
+ * holds no library frame by its DEDUP_TOKEN, else its signature.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "repro.h"
-
-#ifndef KREPRO_SRC_DIR
-#define KREPRO_SRC_DIR "/nonexistent"
-#endif
 
 /* Report kinds, in the order they are looked for on each line. */
 static const struct {
@@ -46,18 +47,30 @@ static const struct {
     {" WATCHDOG: ", "stress stall"},
 };
 
+/* A frame is the project's when its file is under one of the library's
+ * folders, found by the path's own folders (lib/kmgr/exec.c at any root):
+ * no build-tree path is compiled in, and a build of another commit,
+ * elsewhere (bisect's cache), or an installed tool's reports sign alike.
+ * lib/sched is the runtime here; the harness, the oracle, the runner,
+ * the drivers, the stress binaries and this tool are what calls the
+ * facade, not the facade (a bug found by fuzzing and by stress gets one
+ * state). */
 bool kr_project_frame(const char *file)
 {
-	static const char *const skip[] = {"/fuzz/driver/", "/fuzz/targets/", "/tools/kmgr-repro/",
-	                                   "/lib/ktest/", "/lib/sched/"};
-	size_t n = strlen(KREPRO_SRC_DIR);
+	static const char *const dirs[] = {"lib/base/", "lib/emu/", "lib/kmgr/", "lib/model/",
+	                                   "lib/nrt/"};
 
-	if (strncmp(file, KREPRO_SRC_DIR, n) != 0 || file[n] != '/')
-		return false;
-	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
-		if (strstr(file + n, skip[i]))
-			return false;
-	return true;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		const char *at = strstr(file, dirs[i]);
+
+		/* the last "lib/" of the path decides: /x/lib/fuzz/lib/kmgr/ is lib/kmgr */
+		while (at && strstr(at + 1, dirs[i]))
+			at = strstr(at + 1, dirs[i]);
+		if (at && (at == file || at[-1] == '/'))
+			return !strstr(at + strlen(dirs[i]),
+			               "/lib/"); /* a deeper lib/ is not ours */
+	}
+	return false;
 }
 
 /* The detail a kind carries: the sanitizer's bug type (first word), the
@@ -116,50 +129,65 @@ static const char *find_kind(const char *report, char *kind, size_t len)
 	return best;
 }
 
-/* "    #3 0x55d1 in kmgr_exec /src/lib/kmgr/exec.c:115:3" */
+/* A frame line, either sanitizer's:
+ *   ASan/UBSan/MSan "    #3 0x55d1 in kmgr_exec /src/lib/kmgr/exec.c:115:3"
+ *   TSan            "    #0 kmgr_exec /src/lib/kmgr/exec.c:115:3 (bin+0x12)"
+ * A "#N" line that names no function (a module offset only) is still a
+ * frame of the stack (fn and file ""), not its end. */
 static bool parse_frame(const char *line, char *fn, size_t fnlen, char *file, size_t flen)
 {
-	char f[256], s[1024];
+	char t1[256] = "", t2[1024] = "", t3[256] = "", t4[1024] = "";
+	int n;
 
 	while (*line == ' ' || *line == '\t')
 		line++;
-	if (line[0] != '#' || sscanf(line, "#%*d %*s in %255s %1023s", f, s) != 2)
+	if (line[0] != '#' || line[1] < '0' || line[1] > '9')
 		return false;
-	snprintf(fn, fnlen, "%s", f);
-	snprintf(file, flen, "%s", s);
+	fn[0] = file[0] = 0;
+	n = sscanf(line, "#%*d %255s %1023s %255s %1023s", t1, t2, t3, t4);
+	if (n >= 3 && !strncmp(t1, "0x", 2) && !strcmp(t2, "in")) {
+		snprintf(fn, fnlen, "%s", t3);
+		snprintf(file, flen, "%s", n == 4 ? t4 : "");
+	} else if (n >= 2 && strncmp(t1, "0x", 2)) {
+		snprintf(fn, fnlen, "%s", t1);
+		snprintf(file, flen, "%s", t2);
+	}
 	return true;
 }
 
 /* The first `max` project frames of the first stack at or after `from`,
- * " < " between them. */
-static void top_frames(const char *from, unsigned max, char *out, size_t len)
+ * " < " between them; the end of that stack (NULL: the report's end). */
+static const char *top_frames(const char *from, unsigned max, char *out, size_t len)
 {
 	bool in_stack = false;
 	unsigned kept = 0;
 	size_t used = 0;
+	const char *line = from;
 
 	out[0] = 0;
-	for (const char *line = from; line && *line && kept < max;) {
+	while (line && *line) {
 		const char *nl = strchr(line, '\n');
 		char l[1400], fn[256], file[1024];
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
 
 		snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
-		line = nl ? nl + 1 : NULL;
 		if (!parse_frame(l, fn, sizeof(fn), file, sizeof(file))) {
 			if (in_stack)
-				break; /* the first stack is over */
+				return line; /* the first stack is over */
+			line = nl ? nl + 1 : NULL;
 			continue;
 		}
+		line = nl ? nl + 1 : NULL;
 		in_stack = true;
-		if (!kr_project_frame(file))
+		if (kept >= max || !fn[0] || !kr_project_frame(file))
 			continue;
 		int w = snprintf(out + used, len - used, "%s%s", kept ? " < " : "", fn);
 		if (w < 0 || (size_t)w >= len - used)
-			break;
+			continue;
 		used += (size_t)w;
 		kept++;
 	}
+	return NULL;
 }
 
 /* A use-after-free's or double free's free site: the top two project
@@ -173,46 +201,117 @@ static void free_site(const char *at, const char *kind, char *out, size_t len)
 		top_frames(freed, 2, out, len);
 }
 
-/* A stall's first wait site: "    wait site: FUNC at FILE" (watchdog.c). */
+/* A stall's wait site (watchdog.c): "    wait site: TOP at FILE[, in
+ * CALLER at FILE]": the caller (the facade function that waits) when the
+ * line names one, else the top.  The first thread with a wait site in the
+ * library decides. */
 static void wait_site(const char *at, char *out, size_t len)
 {
 	const char *w = strstr(at, "wait site: ");
 
 	out[0] = 0;
-	if (w && strncmp(w + 11, "(no lib/", 8))
+	while (w && !strncmp(w + 11, "(no lib/", 8))
+		w = strstr(w + 11, "wait site: ");
+	if (!w)
+		return;
+	const char *eol = strchr(w, '\n'), *in = strstr(w, ", in ");
+
+	if (in && (!eol || in < eol))
+		detail(in + 5, " ", out, len);
+	else
 		detail(w + 11, " ", out, len);
+}
+
+/* An oracle failure's operation: "ORACLE: check: op N WHAT ..." or
+ * "ORACLE: check: after WHAT ..." (fuzz/oracle); "" when the line names
+ * none. */
+static void oracle_op(const char *at, char *out, size_t len)
+{
+	const char *colon = strchr(at + 8, ':'), *eol = strchr(at, '\n');
+	unsigned op;
+	int n = 0;
+
+	out[0] = 0;
+	if (!colon || (eol && colon > eol))
+		return;
+	colon += 1 + strspn(colon + 1, " ");
+	if (sscanf(colon, "op %u %n", &op, &n) == 1 && n)
+		detail(colon + n, " :,", out, len);
+	else if (!strncmp(colon, "after ", 6))
+		detail(colon + 6, " :,", out, len);
+}
+
+/* The crash state (ClusterFuzz's): the type, and the frames that place
+ * it.  TSan reports (a race, a use-after-free it saw, a lock-order
+ * inversion) have two stacks, the two accesses: two frames of each, " vs "
+ * between them, so that two races are two states. */
+static bool crash_state(const char *report, char *kind, size_t klen, char *frames, size_t flen,
+                        const char **sep)
+{
+	const char *at = find_kind(report, kind, klen);
+
+	frames[0] = 0;
+	*sep = " in ";
+	if (!at)
+		return false;
+	if (!strcmp(kind, "stress stall")) {
+		wait_site(at, frames, flen);
+		*sep = " at ";
+	} else if (!strncmp(kind, "ORACLE: ", 8)) {
+		oracle_op(at, frames, flen);
+	} else if (strstr(at, "ThreadSanitizer: ") == at + 9 ||
+	           strstr(at, "ThreadSanitizer: ") == at + 7) {
+		char a[256], b[256];
+		const char *end = top_frames(at, 2, a, sizeof(a));
+
+		b[0] = 0;
+		if (end)
+			top_frames(end, 2, b, sizeof(b));
+		snprintf(frames, flen, "%s%s%s", a, a[0] && b[0] ? " vs " : "", b);
+	} else {
+		top_frames(at, 3, frames, flen);
+	}
+	return true;
+}
+
+void kr_crash_state(const char *report, char *type, size_t tlen, char *frames, size_t flen)
+{
+	const char *sep;
+
+	type[0] = 0;
+	if (report && crash_state(report, type, tlen, frames, flen, &sep))
+		return;
+	type[0] = frames[0] = 0;
 }
 
 void kr_signature(const char *report, char *sig, size_t len)
 {
 	char kind[256], frames[512], freed[512];
-	const char *at = find_kind(report, kind, sizeof(kind));
+	const char *sep, *at;
 
 	sig[0] = 0;
-	if (!at)
+	if (!crash_state(report, kind, sizeof(kind), frames, sizeof(frames), &sep))
 		return;
-	if (!strcmp(kind, "stress stall")) {
-		wait_site(at, frames, sizeof(frames));
-		snprintf(sig, len, "%s%s%s", kind, frames[0] ? " at " : "", frames);
-		return;
-	}
-	top_frames(at, 3, frames, sizeof(frames));
+	at = find_kind(report, kind, sizeof(kind));
 	free_site(at, kind, freed, sizeof(freed));
-	snprintf(sig, len, "%s%s%s%s%s", kind, frames[0] ? " in " : "", frames,
+	snprintf(sig, len, "%s%s%s%s%s", kind, frames[0] ? sep : "", frames,
 	         freed[0] ? ", freed in " : "", freed);
 }
 
 void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 {
-	char kind[256], freed[512], tok[256];
+	char kind[256], freed[512], frames[512], tok[256];
 	const char *at = report ? find_kind(report, kind, sizeof(kind)) : NULL;
 
 	if (at)
 		free_site(at, kind, freed, sizeof(freed));
+	if (at)
+		kr_crash_state(report, kind, sizeof(kind), frames, sizeof(frames));
 	if (at && freed[0])
 		snprintf(key, len, "%s freed in %s", kind, freed);
-	else if (at && (!strncmp(kind, "stress ", 7)))
-		snprintf(key, len, "%s", sig);
+	else if (at &&
+	         (frames[0] || strncmp(kind, "ORACLE: ", 8) == 0 || !strncmp(kind, "stress ", 7)))
+		snprintf(key, len, "%s", sig); /* the crash state: fuzz and stress alike */
 	else if (report && kr_dedup_token(report, tok, sizeof(tok)))
 		snprintf(key, len, "DEDUP_TOKEN %s", tok);
 	else

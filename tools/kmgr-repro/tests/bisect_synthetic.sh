@@ -5,11 +5,16 @@
 # the bug, the second does not build.  bisect must name the fourth, skip the
 # second when it meets it, build each commit at most once (a second bisect
 # builds nothing), and verify must answer good / bad; bad usage exits 2.
+# Both ends are tested first (--good at a bad commit, a crash that does not
+# fail at --bad: exit 2); an interrupted build is not marked broken; a
+# SIGKILL of bisect mid-build leaves no process behind, even one that
+# left the build's process group (as ninja's compilers do); a TMPDIR with
+# a quote in it is only a name; nothing is left in `git worktree list`.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: bisect_synthetic.sh KMGR_REPRO SCRATCH" >&2; exit 2; }
 tool=$1 dir=$2
-rm -rf "$dir" && mkdir -p "$dir/repo"
-export XDG_CACHE_HOME=$dir/cache TMPDIR=$dir
+rm -rf "$dir" && mkdir -p "$dir/repo" "$dir/it's \$(x)"
+export XDG_CACHE_HOME=$dir/cache TMPDIR="$dir/it's \$(x)"
 export KMGR_BISECT_BUILD='test ! -e "$KMGR_BISECT_SRC/BROKEN" && cp "$KMGR_BISECT_SRC/state" "$KMGR_BISECT_OUT/"'
 export KMGR_BISECT_TEST='if grep -q bug "$KMGR_BISECT_OUT/state"; then exit 1; fi; exit 0'
 cd "$dir/repo"
@@ -26,10 +31,16 @@ echo crash >"$dir/crash"
 out=$("$tool" bisect "$dir/crash" --good "$c0" --bad "$c6" --repo "$dir/repo") || true
 echo "$out"
 echo "$out" | grep -q "first bad commit: $c3" || { echo "bisect_synthetic: the first bad commit is $c3 (c3), not found" >&2; exit 1; }
-builds=$(echo "$out" | sed -n 's/.*(\([0-9]*\) build(s)).*/\1/p')
-[ "$builds" -ge 2 ] && [ "$builds" -le 6 ] || { echo "bisect_synthetic: $builds builds" >&2; exit 1; }
+builds=$(echo "$out" | sed -n 's/^\([0-9]*\) build(s), [0-9]* test run(s), .* s$/\1/p')
+[ -n "$builds" ] && [ "$builds" -ge 3 ] && [ "$builds" -le 6 ] || { echo "bisect_synthetic: '$builds' builds" >&2; exit 1; }
 out=$("$tool" bisect "$dir/crash" --good "$c0" --bad "$c6" --repo "$dir/repo") || true
-echo "$out" | grep -q "first bad commit: $c3 (0 build(s))" || { echo "bisect_synthetic: the cache was not used: $out" >&2; exit 1; }
+echo "$out" | grep -q "first bad commit: $c3" && echo "$out" | grep -q "^0 build(s), " || { echo "bisect_synthetic: the cache was not used: $out" >&2; exit 1; }
+# the ends: --good at a bad commit, and a --bad at which the crash does not fail
+for ends in "$c4 $c6 reproduces at --good" "$c0 $c2 does not reproduce at --bad"; do
+	set -- $ends
+	rc=0; "$tool" bisect "$dir/crash" --good "$1" --bad "$2" --repo "$dir/repo" >/dev/null 2>"$dir/err" || rc=$?
+	[ "$rc" = 2 ] && grep -q -- "${*:3}" "$dir/err" || { echo "bisect_synthetic: --good $1 --bad $2: exit $rc, $(cat "$dir/err")" >&2; exit 1; }
+done
 "$tool" verify "$dir/crash" --rev "$c2" --repo "$dir/repo" >/dev/null || { echo "bisect_synthetic: $c2 not good" >&2; exit 1; }
 rc=0; "$tool" verify "$dir/crash" --rev "$c5" --repo "$dir/repo" >/dev/null || rc=$?
 [ "$rc" = 1 ] || { echo "bisect_synthetic: verify of a bad commit exited $rc" >&2; exit 1; }
@@ -39,5 +50,34 @@ for bad in "--good nope --bad $c6" "--good $c6 --bad $c0" "--good $c0"; do
 done
 rc=0; "$tool" bisect "$dir/crash" --good a --bad b --repo "$dir" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || { echo "bisect_synthetic: not a repository: exit $rc" >&2; exit 1; }
-[ -z "$(ls -d "$dir"/kmgr-bisect-* 2>/dev/null)" ] || { echo "bisect_synthetic: scratch left" >&2; exit 1; }
-echo "bisect_synthetic: found $c3 in $builds build(s), cached on the second run; verify and bad usage as documented"
+[ -z "$(ls -A "$TMPDIR")" ] || { echo "bisect_synthetic: scratch left: $(ls -A "$TMPDIR")" >&2; exit 1; }
+[ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || { echo "bisect_synthetic: worktrees left" >&2; exit 1; }
+
+# Interrupted mid-build (SIGINT): exit 130, the commit marked neither built
+# nor broken.  Killed mid-build (SIGKILL): nothing of the build survives,
+# not even a process in a session of its own (setsid, as ninja's compilers
+# leave the build's process group).
+echo "bug 5" >state && c7=$(commit c7)
+tag=$$$RANDOM
+export KMGR_BISECT_BUILD="setsid sleep 3$tag & sleep 3$tag; exit 0"
+"$tool" bisect "$dir/crash" --good "$c0" --bad "$c7" --repo "$dir/repo" >"$dir/out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do pgrep -f "sleep 3$tag" >/dev/null && break; sleep 0.1; done
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+[ "$rc" = 130 ] || { echo "bisect_synthetic: SIGINT mid-build: exit $rc; $(cat "$dir/out")" >&2; exit 1; }
+marks=$(ls -A "$XDG_CACHE_HOME/kmgr-fuzz/bisect/$c7/asan" | grep -v '^build.log$' || true)
+[ -z "$marks" ] || { echo "bisect_synthetic: an interrupted build was marked: $marks" >&2; exit 1; }
+sleep 0.5
+! pgrep -f "sleep 3$tag" >/dev/null || { echo "bisect_synthetic: SIGINT left $(pgrep -af "sleep 3$tag")" >&2; pkill -f "sleep 3$tag"; exit 1; }
+"$tool" bisect "$dir/crash" --good "$c0" --bad "$c7" --repo "$dir/repo" >"$dir/out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ "$(pgrep -fc "sleep 3$tag")" -ge 2 ] && break; sleep 0.1; done
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+for _ in $(seq 50); do pgrep -f "sleep 3$tag" >/dev/null || break; sleep 0.1; done
+left=$(pgrep -af "sleep 3$tag" || true)
+[ -z "$left" ] || { echo "bisect_synthetic: SIGKILL mid-build left: $left" >&2; pkill -f "sleep 3$tag"; exit 1; }
+[ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || { echo "bisect_synthetic: worktrees left" >&2; exit 1; }
+unset KMGR_BISECT_BUILD
+echo "bisect_synthetic: found $c3 in $builds build(s), cached on the second run; ends tested; verify and bad usage as documented; SIGINT and SIGKILL mid-build leave nothing"
