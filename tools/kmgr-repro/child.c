@@ -21,12 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "kr_supp.h"
 #include "ksignal.h"
 #include "repro.h"
 #include "repro_config.h"
@@ -90,6 +92,61 @@ const char *kr_tmpdir(void)
 	return t && t[0] == '/' ? t : "/tmp";
 }
 
+/* A suppression file's text as a memfd this process keeps open and its
+ * children inherit: "/proc/self/fd/N" names it in any of them.  NULL when
+ * it cannot be made (the child then runs without the suppressions). */
+static const char *supp_path(const char *tool)
+{
+	static const struct {
+		const char *tool, *text;
+	} supp[] = {{"asan", kr_supp_asan},
+	            {"ubsan", kr_supp_ubsan},
+	            {"lsan", kr_supp_lsan},
+	            {"tsan", kr_supp_tsan}};
+	static char paths[4][32];
+
+	for (size_t i = 0; i < sizeof(supp) / sizeof(supp[0]); i++) {
+		size_t n = strlen(supp[i].text);
+		int fd;
+
+		if (strcmp(tool, supp[i].tool))
+			continue;
+		if (paths[i][0])
+			return paths[i];
+		fd = memfd_create(supp[i].tool, 0); /* inherited: no MFD_CLOEXEC */
+		if (fd < 0 || write(fd, supp[i].text, n) != (ssize_t)n) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d", fd);
+		return paths[i];
+	}
+	return NULL;
+}
+
+/* opts with each "@SUPP_tool@" replaced by supp_path(tool). */
+static void expand_supp(const char *opts, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (*opts && n + 1 < len) {
+		char tool[8];
+		const char *end, *path;
+
+		if (strncmp(opts, "@SUPP_", 6) || !(end = strchr(opts + 6, '@')) ||
+		    end - opts - 6 >= (long)sizeof(tool)) {
+			out[n++] = *opts++;
+			continue;
+		}
+		snprintf(tool, sizeof(tool), "%.*s", (int)(end - opts - 6), opts + 6);
+		path = supp_path(tool);
+		n += (size_t)snprintf(out + n, len - n, "%s", path ? path : "/dev/null");
+		opts = end + 1;
+	}
+	out[n < len ? n : len - 1] = 0;
+}
+
 static void set_default_env(void)
 {
 	static const char *const opts[][2] = {
@@ -101,8 +158,12 @@ static void set_default_env(void)
 	const char *asan;
 	char buf[4096];
 
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		setenv(opts[i][0], opts[i][1], 0);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (getenv(opts[i][0]))
+			continue; /* the caller's own */
+		expand_supp(opts[i][1], buf, sizeof(buf));
+		setenv(opts[i][0], buf, 0);
+	}
 	/* an abort() (library assertion, oracle) gets a stack to sign with */
 	asan = getenv("ASAN_OPTIONS");
 	if (asan && !strstr(asan, "handle_abort")) {
