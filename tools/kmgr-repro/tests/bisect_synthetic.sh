@@ -69,7 +69,7 @@ rc=0; wait $pid || rc=$?
 marks=$(ls -A "$XDG_CACHE_HOME/kmgr-fuzz/bisect/$c7/asan" | grep -v '^build.log$' || true)
 [ -z "$marks" ] || { echo "bisect_synthetic: an interrupted build was marked: $marks" >&2; exit 1; }
 sleep 0.5
-! pgrep -f "sleep 3$tag" >/dev/null || { echo "bisect_synthetic: SIGINT left $(pgrep -af "sleep 3$tag")" >&2; pkill -f "sleep 3$tag"; exit 1; }
+! pgrep -f "sleep 3$tag" >/dev/null || { echo "bisect_synthetic: SIGINT left $(pgrep -af "sleep 3$tag")" >&2; pgrep -f "sleep 3$tag" | xargs -r kill; exit 1; }
 "$tool" bisect "$dir/crash" --good "$c0" --bad "$c7" --repo "$dir/repo" >"$dir/out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ "$(pgrep -fc "sleep 3$tag")" -ge 2 ] && break; sleep 0.1; done
@@ -77,7 +77,23 @@ kill -KILL $pid
 wait $pid 2>/dev/null || true
 for _ in $(seq 50); do pgrep -f "sleep 3$tag" >/dev/null || break; sleep 0.1; done
 left=$(pgrep -af "sleep 3$tag" || true)
-[ -z "$left" ] || { echo "bisect_synthetic: SIGKILL mid-build left: $left" >&2; pkill -f "sleep 3$tag"; exit 1; }
+[ -z "$left" ] || { echo "bisect_synthetic: SIGKILL mid-build left: $left" >&2; pgrep -f "sleep 3$tag" | xargs -r kill; exit 1; }
 [ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || { echo "bisect_synthetic: worktrees left" >&2; exit 1; }
 unset KMGR_BISECT_BUILD
+# A full cache disk: one line, exit 2 (no fclose(NULL) crash).  Needs a
+# tmpfs mount (root); said and skipped otherwise.
+full=$dir/full
+mkdir -p "$full"
+if mount -t tmpfs -o size=512k tmpfs "$full" 2>/dev/null; then
+	trap 'umount "$full" 2>/dev/null || true' EXIT
+	head -c 600k /dev/zero >"$full/filler" 2>/dev/null || true
+	rc=0
+	XDG_CACHE_HOME=$full "$tool" bisect "$dir/crash" --good "$c0" --bad "$c6" --repo "$dir/repo" >/dev/null 2>"$dir/err" || rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] || { echo "bisect_synthetic: a full cache disk: exit $rc, $(cat "$dir/err")" >&2; exit 1; }
+	echo "bisect_synthetic: a full cache disk: $(cat "$dir/err")"
+	umount "$full"
+	trap - EXIT
+else
+	echo "bisect_synthetic: cannot mount a tmpfs here: the full-disk case not checked"
+fi
 echo "bisect_synthetic: found $c3 in $builds build(s), cached on the second run; ends tested; verify and bad usage as documented; SIGINT and SIGKILL mid-build leave nothing"

@@ -39,6 +39,49 @@ STRESS = {
 }
 
 
+def tsan_race(first, second, caller):
+    """A TSan data race report: the access (first) and the previous one (second),
+    library frames, then the caller's (the harness or a stress binary)."""
+    lines = ["==================", "WARNING: ThreadSanitizer: data race (pid=4242)",
+             "  Write of size 4 at 0x7b0c00000010 by thread T2:"]
+    for i, (fn, f) in enumerate(first + [caller]):
+        lines.append(f"    #{i} {fn} @SRC@/{f}:{10 + i}:3 (bin+0x4f1{i:02x})")
+    lines += ["", "  Previous read of size 4 at 0x7b0c00000010 by thread T1:"]
+    for i, (fn, f) in enumerate(second + [caller]):
+        lines.append(f"    #{i} {fn} @SRC@/{f}:{20 + i}:7 (bin+0x4f3{i:02x})")
+    lines += ["", "  Location is heap block of size 64 at 0x7b0c00000000 allocated by main thread:",
+              "    #0 calloc <null> (bin+0x1234)", "",
+              f"SUMMARY: ThreadSanitizer: data race @SRC@/{first[0][1]}:10:3 in {first[0][0]}",
+              "=================="]
+    return "\n".join(lines) + "\n"
+
+
+REF = [("kmgr_nn_ref_put", "lib/kmgr/registry.c"), ("kmgr_exec", "lib/kmgr/exec.c"),
+       ("nrt_execute", "lib/nrt/exec.c")]
+UNL = [("kmgr_unload_nn", "lib/kmgr/unload.c"), ("nrt_unload", "lib/nrt/model.c")]
+STAGE = [("kmgr_stage_kelf", "lib/kmgr/stage.c"), ("kmgr_load_nn", "lib/kmgr/load.c")]
+HARNESS = ("kh_exec", "fuzz/harness/harness.c")
+WORKER = ("refdrain_worker", "stress/refdrain.c")
+STATES = {
+    # one race found by fuzzing (harness caller) and by stress: one state
+    "race-1-fuzz.txt": tsan_race(REF, UNL, HARNESS),
+    "race-1-stress.txt": tsan_race(REF, UNL, WORKER),
+    # another race (another second access): another state
+    "race-2.txt": tsan_race(REF, STAGE, WORKER),
+    # stalls: the facade function that waits decides
+    "stall-sync.txt": ("=== stress_refdrain WATCHDOG: no progress for 30.0 s ===\n  thread 3 executor#0\n"
+                       "    wait site: ks_cond_wait at @SRC@/lib/sched/cond.c:40, in kmgr_sync_exec"
+                       " at @SRC@/lib/kmgr/exec.c:210\n"),
+    "stall-async.txt": ("=== stress_async WATCHDOG: no progress for 30.0 s ===\n  thread 5 executor#1\n"
+                        "    wait site: ks_cond_wait at @SRC@/lib/sched/cond.c:40, in exec_async_wait"
+                        " at @SRC@/lib/kmgr/async.c:88\n"),
+    # the oracle: its check and the operation, not the checker's frames
+    "oracle-exec-a.txt": "ORACLE: status-mismatch: op 3 nrt_execute returned 5, the reference model says 0\n",
+    "oracle-exec-b.txt": "ORACLE: status-mismatch: op 9 nrt_execute returned 4, the reference model says 0\n",
+    "oracle-load.txt": "ORACLE: status-mismatch: op 2 nrt_load returned 1, the reference model says 0\n",
+}
+
+
 def fail(msg):
     print(f"triage_buckets: {msg}", file=sys.stderr)
     sys.exit(1)
@@ -71,7 +114,7 @@ def main():
     bindir, reports = scratch / "bin", scratch / "reports"
     bindir.mkdir(parents=True)
     shutil.copytree(here, reports)
-    for name, text in STRESS.items():
+    for name, text in list(STRESS.items()) + list(STATES.items()):
         (reports / name).write_text(text)
     fake = bindir / "stress_fake"
     fake.write_text(FAKE)
@@ -114,6 +157,23 @@ def main():
         fail(f"stress reports bucketed as {got}, want {want}")
     print("triage_buckets: stress checks by invariant, stalls by wait site")
 
+    repro_files(scratch / "states", list(STATES))
+    doc = triage(tool, scratch / "states", env)
+    got = sorted((b["signature"], b["count"]) for b in doc["buckets"])
+    want = [("ORACLE: status-mismatch in nrt_execute", 2),
+            ("ORACLE: status-mismatch in nrt_load", 1),
+            ("data race in kmgr_nn_ref_put < kmgr_exec vs kmgr_stage_kelf < kmgr_load_nn", 1),
+            ("data race in kmgr_nn_ref_put < kmgr_exec vs kmgr_unload_nn < nrt_unload", 2),
+            ("stress stall at exec_async_wait", 1), ("stress stall at kmgr_sync_exec", 1)]
+    if got != want:
+        fail(f"crash states {got}, want {want}")
+    race = [b for b in doc["buckets"] if b["count"] == 2 and b["crash_type"] == "data race"][0]
+    if race["crash_state"] != ["kmgr_nn_ref_put", "kmgr_exec", "vs", "kmgr_unload_nn",
+                               "nrt_unload"]:
+        fail(f"a race's crash_state {race['crash_state']}")
+    print("triage_buckets: two TSan races -> 2 buckets (one race by fuzz and stress: 1); "
+          "stalls by their waiting facade function; the oracle by check and operation")
+
     odd = scratch / "odd"
     odd.mkdir()
     name = b"crash-\xff\xfe-it's"
@@ -121,7 +181,7 @@ def main():
         f.write("binary stress_fake\nreport fuzz-6-leak.txt\n")
     doc = triage(tool, odd, env)
     b = doc["buckets"][0]
-    rep = subprocess.run(["bash", "-c", b["reproduce"]], env=env, capture_output=True,
+    rep = subprocess.run(["sh", "-c", b["reproduce"]], env=env, capture_output=True,
                          text=True, errors="replace", timeout=120)
     if "reproduced 1/1" not in rep.stdout:
         fail(f"`{b['reproduce']}` for a non-UTF-8 name printed {rep.stdout!r} {rep.stderr!r}")
