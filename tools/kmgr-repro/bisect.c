@@ -81,7 +81,7 @@ typedef struct bstate {
 enum { V_GOOD, V_BAD, V_SKIP };
 
 typedef struct verdict {
-	int v;
+	int kind;            /* V_GOOD, V_BAD, V_SKIP */
 	unsigned same, runs; /* runs that gave the crash state, runs done */
 	char why[600];       /* skip: the reason; bad: the state */
 } verdict_t;
@@ -427,10 +427,10 @@ static void replay(bstate_t *s, const char *src, const char *out, verdict_t *vd)
 	if (kr_interrupted())
 		return;
 	if (vd->same) {
-		vd->v = V_BAD;
+		vd->kind = V_BAD;
 		snprintf(vd->why, sizeof(vd->why), "%s", s->state);
 	} else if (!odd) {
-		vd->v = V_GOOD;
+		vd->kind = V_GOOD;
 	} else {
 		snprintf(vd->why, sizeof(vd->why), "fails with another crash state: %s", first);
 	}
@@ -444,7 +444,7 @@ static int check(bstate_t *s, const char *id, verdict_t *vd)
 	int rc;
 
 	memset(vd, 0, sizeof(*vd));
-	vd->v = V_SKIP;
+	vd->kind = V_SKIP;
 	rc = build(s, id, out, sizeof(out), vd->why, sizeof(vd->why));
 	if (rc < 0)
 		return -1;
@@ -456,7 +456,7 @@ static int check(bstate_t *s, const char *id, verdict_t *vd)
 		setenv("KMGR_BISECT_TIMES", times, 1);
 		rc = run_user(user, NULL);
 		s->tests++;
-		vd->v = rc == 0 ? V_GOOD : rc == 1 ? V_BAD : V_SKIP;
+		vd->kind = rc == 0 ? V_GOOD : rc == 1 ? V_BAD : V_SKIP;
 		snprintf(vd->why, sizeof(vd->why), "%s",
 		         rc == 0 || rc == 1 ? "" : "KMGR_BISECT_TEST failed");
 	} else if (rc == 0) {
@@ -465,15 +465,15 @@ static int check(bstate_t *s, const char *id, verdict_t *vd)
 	}
 	if (kr_interrupted())
 		return -1;
-	if (vd->v == V_BAD && !user)
+	if (vd->kind == V_BAD && !user)
 		printf("  %.12s: bad (%u/%u): %s\n", id, vd->same, vd->runs, vd->why);
 	else
 		printf("  %.12s: %s%s%s\n", id,
-		       vd->v == V_GOOD  ? "good"
-		       : vd->v == V_BAD ? "bad"
-		                        : "skip: ",
-		       vd->v == V_SKIP ? vd->why : "",
-		       vd->v == V_GOOD && !user ? " (no failure)" : "");
+		       vd->kind == V_GOOD  ? "good"
+		       : vd->kind == V_BAD ? "bad"
+		                           : "skip: ",
+		       vd->kind == V_SKIP ? vd->why : "",
+		       vd->kind == V_GOOD && !user ? " (no failure)" : "");
 	fflush(stdout);
 	return 0;
 }
@@ -580,15 +580,17 @@ int kr_cmd_verify(int argc, char **argv)
 		printf("crash state (this build): %s\n", s.state);
 	if (check(&s, id, &vd))
 		return finish(&s, KR_EXIT_USAGE);
-	if (vd.v == V_GOOD)
+	if (vd.kind == V_GOOD)
 		printf("%s: fixed (reproduced 0/%u)\n", s.o.rev, vd.runs ? vd.runs : s.o.times);
-	else if (vd.v == V_BAD && vd.runs)
+	else if (vd.kind == V_BAD && vd.runs)
 		printf("%s: still reproduces %u/%u: %s\n", s.o.rev, vd.same, vd.runs, vd.why);
-	else if (vd.v == V_BAD)
+	else if (vd.kind == V_BAD)
 		printf("%s: still reproduces\n", s.o.rev);
 	else
 		printf("%s: no answer: %s\n", s.o.rev, vd.why);
-	return finish(&s, vd.v == V_GOOD ? KR_EXIT_OK : vd.v == V_BAD ? KR_EXIT_NO : KR_EXIT_USAGE);
+	return finish(&s, vd.kind == V_GOOD  ? KR_EXIT_OK
+	                  : vd.kind == V_BAD ? KR_EXIT_NO
+	                                     : KR_EXIT_USAGE);
 }
 
 /* Binary search over c[0..n-1] (oldest first; c[n-1] is bad, the good
@@ -615,10 +617,10 @@ static int search(bstate_t *s, char **c, signed char *verdict, int n, int *lo_ou
 			break; /* only skipped commits left in (lo, hi) */
 		if (check(s, c[pick], &vd))
 			return -2;
-		verdict[pick] = (signed char)vd.v;
-		if (vd.v == V_GOOD)
+		verdict[pick] = (signed char)vd.kind;
+		if (vd.kind == V_GOOD)
 			lo = pick;
-		else if (vd.v == V_BAD)
+		else if (vd.kind == V_BAD)
 			hi = pick;
 	}
 	*lo_out = lo;
@@ -686,17 +688,17 @@ int kr_cmd_bisect(int argc, char **argv)
 	/* the ends first: --bad names the crash state, --good must not have it */
 	if (check(&s, bad, &vd))
 		goto out;
-	if (vd.v != V_BAD) {
+	if (vd.kind != V_BAD) {
 		fprintf(stderr, "kmgr-repro: the crash does not reproduce at --bad %s%s%s\n",
-		        s.o.bad, vd.v == V_SKIP ? ": " : "", vd.v == V_SKIP ? vd.why : "");
+		        s.o.bad, vd.kind == V_SKIP ? ": " : "", vd.kind == V_SKIP ? vd.why : "");
 		goto out;
 	}
 	if (check(&s, good, &vd))
 		goto out;
-	if (vd.v != V_GOOD) {
+	if (vd.kind != V_GOOD) {
 		fprintf(stderr, "kmgr-repro: %s at --good %s%s%s\n",
-		        vd.v == V_BAD ? "the crash reproduces" : "cannot test", s.o.good,
-		        vd.v == V_SKIP ? ": " : "", vd.v == V_SKIP ? vd.why : "");
+		        vd.kind == V_BAD ? "the crash reproduces" : "cannot test", s.o.good,
+		        vd.kind == V_SKIP ? ": " : "", vd.kind == V_SKIP ? vd.why : "");
 		goto out;
 	}
 	verdict = malloc((size_t)n);

@@ -532,7 +532,7 @@ static void guard_reap_all(void)
 			;
 		if (!any && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
 			return;
-		usleep(1000);
+		ks_usleep_prod(1000);
 	}
 }
 
