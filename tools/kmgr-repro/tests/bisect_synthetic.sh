@@ -58,7 +58,7 @@ rc=0; "$tool" bisect "$dir/crash" --good a --bad b --repo "$dir" >/dev/null 2>&1
 # not even a process in a session of its own (setsid, as ninja's compilers
 # leave the build's process group).
 echo "bug 5" >state && c7=$(commit c7)
-tag=$$$RANDOM
+tag=$$$RANDOM build0=$KMGR_BISECT_BUILD
 export KMGR_BISECT_BUILD="setsid sleep 3$tag & sleep 3$tag; exit 0"
 "$tool" bisect "$dir/crash" --good "$c0" --bad "$c7" --repo "$dir/repo" >"$dir/out" 2>&1 &
 pid=$!
@@ -79,7 +79,23 @@ for _ in $(seq 50); do pgrep -f "sleep 3$tag" >/dev/null || break; sleep 0.1; do
 left=$(pgrep -af "sleep 3$tag" || true)
 [ -z "$left" ] || { echo "bisect_synthetic: SIGKILL mid-build left: $left" >&2; pgrep -f "sleep 3$tag" | xargs -r kill; exit 1; }
 [ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || { echo "bisect_synthetic: worktrees left" >&2; exit 1; }
-unset KMGR_BISECT_BUILD
+export KMGR_BISECT_BUILD=$build0
+# A range longer than 4,096 commits is read whole (it was cut there, and
+# the answer was then a commit never tested): 5,000 commits, the bug in
+# the 4,500th (fast-import: a second).
+long=$dir/long
+git init -q "$long"
+for i in $(seq 5000); do
+	st=ok; [ "$i" -ge 4500 ] && st="bug $i"
+	printf 'commit refs/heads/master\ncommitter t <t@t> %d +0000\ndata %d\nc%d\nM 644 inline state\ndata %d\n%s\n' \
+		"$i" "$((${#i} + 1))" "$i" "$((${#st} + 1))" "$st"
+done | git -C "$long" fast-import --quiet
+lfirst=$(git -C "$long" rev-list --max-parents=0 master)
+lbug=$(git -C "$long" log --format=%H --grep='^c4500$' master)
+out=$(XDG_CACHE_HOME=$dir/cache-long "$tool" bisect "$dir/crash" --good "$lfirst" --bad master --repo "$long" --times 1) || true
+echo "$out" | grep -q "^bisect: 4999 commit(s)" && echo "$out" | grep -q "first bad commit: $lbug" || { echo "bisect_synthetic: 5,000 commits: $(echo "$out" | grep -v '^  ')" >&2; exit 1; }
+echo "bisect_synthetic: a range of 4,999 commits searched whole: $(echo "$out" | tail -1)"
+
 # A full cache disk: one line, exit 2 (no fclose(NULL) crash).  Needs a
 # tmpfs mount (root); said and skipped otherwise.
 full=$dir/full
