@@ -222,9 +222,9 @@ static void wait_site(const char *at, char *out, size_t len)
 		detail(w + 11, " ", out, len);
 }
 
-/* An oracle failure's operation: "ORACLE: check: op N WHAT ..." or
- * "ORACLE: check: after WHAT ..." (fuzz/oracle); "" when the line names
- * none. */
+/* An oracle failure's operation: "ORACLE: check: op N WHAT ...", "op N
+ * (WHAT) ...", "after WHAT ...", "WHAT returned ..." or "WHAT of model
+ * ..." (fuzz/oracle's lines today); "" when the line names none. */
 static void oracle_op(const char *at, char *out, size_t len)
 {
 	const char *colon = strchr(at + 8, ':'), *eol = strchr(at, '\n');
@@ -236,9 +236,12 @@ static void oracle_op(const char *at, char *out, size_t len)
 		return;
 	colon += 1 + strspn(colon + 1, " ");
 	if (sscanf(colon, "op %u %n", &op, &n) == 1 && n)
-		detail(colon + n, " :,", out, len);
+		detail(colon + n + (colon[n] == '('), " :,)", out, len); /* "op 4 (nrt_unload)" */
 	else if (!strncmp(colon, "after ", 6))
 		detail(colon + 6, " :,", out, len);
+	else if ((n = (int)strcspn(colon, " :\n")) > 0 &&
+	         (!strncmp(colon + n, " returned", 9) || !strncmp(colon + n, " of model", 9)))
+		detail(colon, " ", out, len); /* "load returned id 3", "unload of model 2" */
 }
 
 /* The crash state (ClusterFuzz's): the type, and the frames that place

@@ -79,6 +79,9 @@ STATES = {
     "oracle-exec-a.txt": "ORACLE: status-mismatch: op 3 nrt_execute returned 5, the reference model says 0\n",
     "oracle-exec-b.txt": "ORACLE: status-mismatch: op 9 nrt_execute returned 4, the reference model says 0\n",
     "oracle-load.txt": "ORACLE: status-mismatch: op 2 nrt_load returned 1, the reference model says 0\n",
+    "oracle-paren.txt": ("ORACLE: not-linearizable: op 4 (nrt_unload) on model 2 answered"
+                         " INVALID_HANDLE while it was loaded\n"),
+    "oracle-noop.txt": "ORACLE: id-reused: load returned id 3 twice\n",
 }
 
 
@@ -160,7 +163,9 @@ def main():
     repro_files(scratch / "states", list(STATES))
     doc = triage(tool, scratch / "states", env)
     got = sorted((b["signature"], b["count"]) for b in doc["buckets"])
-    want = [("ORACLE: status-mismatch in nrt_execute", 2),
+    want = [("ORACLE: id-reused in load", 1),
+            ("ORACLE: not-linearizable in nrt_unload", 1),
+            ("ORACLE: status-mismatch in nrt_execute", 2),
             ("ORACLE: status-mismatch in nrt_load", 1),
             ("data race in kmgr_nn_ref_put < kmgr_exec vs kmgr_stage_kelf < kmgr_load_nn", 1),
             ("data race in kmgr_nn_ref_put < kmgr_exec vs kmgr_unload_nn < nrt_unload", 2),
