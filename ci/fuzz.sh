@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# ci/fuzz.sh [--minutes N] [--preset asan|msan|tsan] [--targets a,b] [--jobs N] [--keep-going]
-#            [--json FILE] [--build-only]
+# ci/fuzz.sh [--minutes N | --seconds N] [--preset asan|msan|tsan] [--targets a,b] [--jobs N]
+#            [--keep-going] [--json FILE] [--build-only]
 # README command 1.  Checks the toolchain first (ci/deps.sh installs it;
 # without root, one line says so and it exits 2, with no build tree left).
 # Builds the preset's fuzz targets if needed (afresh over the cache of a
 # failed or foreign configure; --build-only stops there), copies each
 # shipped corpus to fuzz-work/<preset>/<target>/corpus and fuzzes every
-# target for its share of the budget.  --jobs N (default: every core): N
-# in-process libFuzzer workers on one shared corpus folder (each reloads
-# what the others find), each restarted after a finding for the rest of the
-# budget; the figures are their sum.  --keep-going: libFuzzer's fork mode
+# target for its whole share of the budget (--seconds N: a budget of N
+# seconds, for a quick check), findings or not ("finding
+# recorded; fuzzing on").  --jobs N (default: the CPUs this process may run
+# on: its affinity mask and its cgroup's CPU quota): N in-process libFuzzer
+# workers on one shared corpus folder (each reloads what the others find),
+# each restarted after a finding for the rest of the budget; the figures
+# are their sum.  --keep-going: libFuzzer's fork mode
 # instead (-fork=N), each crash, timeout or OOM recorded and the budget
 # continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the
 # same flag), slower but proof against a target that dies.  Flags come from
@@ -23,28 +26,38 @@
 # preset's own kmgr-repro (built with the targets).  Crash files go to
 # fuzz-work/<preset>/<target>/artifacts/.  --json FILE writes the same as
 # JSON, with the total executions, start and end, preset and commit.
+# One run at a time per work folder (fuzz-work/<preset>): a second is
+# refused with one line.  A work folder that cannot be written (full disk,
+# read-only) or a libFuzzer that fails without a finding fails the run with
+# one line naming the cause, never "no findings".
 # Interrupted (INT, TERM, HUP): stops libFuzzer and its workers, writes the
-# summary and JSON so far marked "interrupted", exits 128+signal.
-# Exits 1 when anything was found, 2 on bad usage.
+# summary and JSON so far marked "interrupted" (the target running then
+# included, marked partial), exits 128+signal.  Killed (SIGKILL): a
+# watchdog ends every fuzzer it started within a second or two and removes
+# its scratch files.
+# Exits 1 when anything was found, 3 when the run failed (a write error, a
+# libFuzzer error), 2 on bad usage.
 set -euo pipefail
 . "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/options.sh"
 . "$(dirname "$0")/lib/libfuzzer.sh"
 . "$(dirname "$0")/lib/targets.sh"
+. "$(dirname "$0")/lib/cpus.sh"
 kmgr_signals_reset "$0" "$@"
 
-minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(nproc) json="" mode=""
-build_only=0 json_given=0
+minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(kmgr_cpus) json="" mode=""
+build_only=0 json_given=0 seconds=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) kmgr_usage; exit 0 ;;
 	--keep-going | --fork) mode=fork; shift ;;
 	--build-only) build_only=1; shift ;;
-	--minutes | --preset | --targets | --jobs | --json)
+	--minutes | --seconds | --preset | --targets | --jobs | --json)
 		[ $# -ge 2 ] || kmgr_die "$1 needs a value"
 		case "$1" in
 		--minutes) minutes=$2 ;;
+		--seconds) seconds=$2 ;;
 		--preset) preset=$2 ;;
 		--targets) targets=$2 ;;
 		--jobs) jobs=$2 ;;
@@ -57,6 +70,7 @@ while [ $# -gt 0 ]; do
 done
 case "$preset" in asan | msan | tsan) ;; *) kmgr_die "preset must be asan, msan or tsan" ;; esac
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || kmgr_die "--minutes N, N >= 1"
+[ -z "$seconds" ] || { [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 2 ]; } || kmgr_die "--seconds N, N >= 2"
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 if [ "$json_given" = 1 ]; then
 	# checked before the build and the run, not after them
@@ -79,7 +93,7 @@ build=${KMGR_FUZZ_BUILD:-$root/build/$preset}
 # handler, whose stack printing can wedge inside TSan's malloc.
 [ "$preset" != tsan ] || export TSAN_OPTIONS="$TSAN_OPTIONS:abort_on_error=0"
 IFS=, read -r -a tlist <<<"$targets"
-[ ${#tlist[@]} -gt 0 ] || kmgr_die "--targets: no target named"
+[ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
 for t in "${tlist[@]}"; do
 	# a target is a fuzz/targets/<t>.c with its corpus (corpus/regressions
 	# is a folder of replay inputs, not a target)
@@ -123,14 +137,54 @@ cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}") --targ
 repro_tool=$build/tools/kmgr-repro/kmgr-repro
 [ "$build_only" = 0 ] || { echo "fuzz.sh: built (--build-only)"; exit 0; }
 
-share=$((minutes * 60 / ${#tlist[@]}))
-[ "$share" -ge 10 ] || share=10
+if [ -n "$seconds" ]; then
+	# a short budget (tests): the seconds as given, split, 2 s at least
+	share=$((seconds / ${#tlist[@]}))
+	[ "$share" -ge 2 ] || share=2
+else
+	share=$((minutes * 60 / ${#tlist[@]}))
+	[ "$share" -ge 10 ] || share=10
+fi
 work=${KMGR_FUZZ_WORK:-$root/fuzz-work/$preset} # the env: a test keeps its work out of the tree
-mkdir -p "$work"
-# One summary file per invocation: two runs of the same preset at a time
-# (one per CPU) must not write into each other's table.
-summary=$(mktemp "$work/.summary.XXXXXX")
-records=$(mktemp "$work/.records.XXXXXX")
+# run_failed CAUSE: the run failed (not a finding): one line, exit 3
+run_failed() {
+	echo "fuzz.sh: FAILED: $*" >&2
+	exit 3
+}
+# writable DIR: DIR takes a 64 KiB file (a full disk or a read-only folder
+# otherwise ends the run here, with the reason, not as "no findings")
+writable() {
+	local err
+	err=$( { head -c 65536 /dev/zero >"$1/.write-probe.$$" && sync "$1/.write-probe.$$"; } 2>&1) || {
+		rm -f "$1/.write-probe.$$"
+		run_failed "cannot write in $1: ${err##*: }"
+	}
+	rm -f "$1/.write-probe.$$"
+}
+err=$(mkdir -p "$work" 2>&1) || run_failed "cannot create $work: ${err##*: }"
+# One run at a time in a work folder: two would share fuzz.log, corpus and
+# artifacts and sum each other's figures.  The lock goes with the process,
+# SIGKILL included.
+{ exec 9>>"$work/.lock"; } 2>/dev/null || run_failed "cannot write in $work"
+flock -n 9 || kmgr_die "another fuzz.sh run uses $work; wait for it, or give this one its own KMGR_FUZZ_WORK"
+writable "$work"
+# This run's scratch, in one folder: the summary, the records, the copies
+# of the findings, the running target's process group (pgid).
+scratch=$(mktemp -d "$work/.scratch.XXXXXX" 2>/dev/null) || run_failed "cannot write in $work"
+summary=$scratch/summary records=$scratch/records
+{ : >"$summary" && : >"$records"; } 2>/dev/null || run_failed "cannot write in $work"
+# The watchdog: bash cannot trap SIGKILL, so a process of its own session
+# (no signal to this script's group reaches it) watches this script and,
+# once it is gone, kills the running target's process group and removes
+# the scratch folder.  It ends when the scratch folder does.
+setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 0.5; done
+	[ -d "$2" ] || exit 0
+	g=$(cat "$2/pgid" 2>/dev/null) && [ -n "$g" ] && kill -KILL -- "-$g" 2>/dev/null
+	rm -rf "$2"' fuzz-watchdog "$$" "$scratch" </dev/null >/dev/null 2>&1 &
+# pd CMD...: CMD dies with this script (PR_SET_PDEATHSIG), for the merge and
+# the replays that run in its foreground
+pd=()
+! command -v setpriv >/dev/null || pd=(setpriv --pdeathsig KILL --)
 # group_findings: kmgr-repro triage over this run's findings (copies in
 # $scratch/findings/<target>/): one line a bucket, with a file of the
 # bucket and the command that replays it; $scratch/buckets.json for --json.
@@ -180,7 +234,8 @@ for line in open(rec, errors="replace"):
         targets[f[1]] = {"target": f[1], "exec_per_s": num(f[2]), "cov": num(f[3]), "ft": num(f[4]),
                          "corpus": int(f[5]), "crashes": int(f[6]), "timeouts": int(f[7]),
                          "ooms": int(f[8]), "libfuzzer_exit": int(f[9]), "log": f[10],
-                         "execs": num(f[11]), "findings": []}
+                         "execs": num(f[11]), "seconds": num(f[12]),
+                         "partial": f[13] == "partial", "findings": []}
         order.append(f[1])
     elif f[0] == "F":
         targets[f[1]]["findings"].append({"file": f[2], "signature": f[3], "reproduce": f[4]})
@@ -208,23 +263,24 @@ stop_run() {
 }
 cleanup() {
 	trap '' INT TERM HUP
+	local running=$fpid
 	stop_run
 	if [ -n "$interrupted" ]; then
+		# the target that was running, with what it did so far
+		[ -z "$running" ] || record_target partial 2>/dev/null || true
 		echo
-		echo "== fuzz.sh summary so far (interrupted by SIG$interrupted; the target running then is" \
-			"not in it)"
+		echo "== fuzz.sh summary so far (interrupted by SIG$interrupted; a target marked" \
+			"'partial' was stopped early)"
 		printf '%-12s %8s %8s %8s %8s\n' target exec/s cov corpus findings
 		cat "$summary"
 		write_json
 	fi
-	rm -f "$summary" "$records"
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
 trap 'interrupted=INT; exit 130' INT
 trap 'interrupted=TERM; exit 143' TERM
 trap 'interrupted=HUP; exit 129' HUP
-scratch=$(mktemp -d "$work/.scratch.XXXXXX")
 
 # final_eps LOG JOBS: the run's exec/s.  Fork mode: the parent's last status
 # line (all workers' executions over the wall time).  In-process: each run's
@@ -243,7 +299,11 @@ total_execs() {
 		grep -aoE '^#[0-9]+:' "$1" | tail -1 | tr -d '#:'
 		return
 	fi
-	awk '/stat::number_of_executed_units/ {n += $2} END {if (n) print n}' "$1"
+	# the sum over the restarts' final stats; a run cut short (no final
+	# stats) counts to its last status line
+	awk '/stat::number_of_executed_units/ {n += $2; last = 0}
+		/^#[0-9]+[ \t]/ {v = substr($1, 2) + 0; if (v > last) last = v}
+		END {n += last; if (n) print n}' "$1"
 }
 # logs_of DIR: the logs a target's figures come from: its workers' while
 # several run, else fuzz.log.
@@ -283,45 +343,121 @@ run_target() {
 			-ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$share" \
 			-artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" "${extra[@]}"
 	fi
-	rm -f "$dir"/worker-*.log
 	if [ "$jobs" = 1 ]; then
 		worker 0
 		return
 	fi
+	local pids=() rc=0 r p
 	for k in $(seq 0 $((jobs - 1))); do
 		worker "$k" >"$dir/worker-$k.log" 2>&1 &
+		pids+=($!)
 	done
-	wait
+	# the first worker that failed gives the target's status
+	for p in "${pids[@]}"; do
+		wait "$p" || { r=$?; [ "$rc" != 0 ] || rc=$r; }
+	done
+	return "$rc"
 }
 # worker K: libFuzzer in-process (no per-job restarts: its exec/s is what
 # BENCHMARKS measures); a finding ends that run, so it is started again,
 # from the grown corpus, for what is left of the budget.
 worker() {
-	local end=$((SECONDS + share)) left rc
+	local end=$((SECONDS + share)) left rc st
 	local runlog=$dir/run-$1.log
 	while left=$((end - SECONDS)) && [ "$left" -ge 2 ]; do
-		rc=0
-		# through tee: fuzz.log grows as libFuzzer writes, for the status lines
+		# through tee: fuzz.log grows as libFuzzer writes, for the status
+		# lines.  Not under set -e: a finding is a non-zero exit, and this
+		# loop goes on after it.
+		set +e
 		"$bin" -timeout=25 -rss_limit_mb=4096 "${opts[@]}" -max_total_time="$left" -print_final_stats=1 \
 			-artifact_prefix="$dir/artifacts/" "$dir/new" "$dir/corpus" "${extra[@]}" 2>&1 | tee "$runlog"
-		rc=${PIPESTATUS[0]}
+		st=("${PIPESTATUS[@]}")
+		set -e
+		rc=${st[0]}
+		# tee failing is a write error (full disk): the run's log is lost
+		[ "${st[1]}" = 0 ] || { echo "fuzz.sh: writing $runlog failed"; return 3; }
 		[ "$rc" != 0 ] || return 0
 		# Go on only after a finding made while fuzzing: an exit without a
 		# crash file is libFuzzer failing, and a crash before INITED is a seed
 		# that would crash every restart.
 		grep -aq 'Test unit written to' "$runlog" && grep -aq 'INITED' "$runlog" || return "$rc"
-		echo "fuzz.sh: finding recorded; fuzzing on for the remaining budget"
+		echo "fuzz.sh: finding recorded; fuzzing on for the remaining budget ($((end - SECONDS))s)"
 	done
 }
 
 sigpat='ORACLE:|KSCHED [A-Z]+|DEVICE FAULT|kmgr error:|(ERROR|WARNING): [A-Za-z]+Sanitizer|ERROR: libFuzzer|runtime error'
 
-found=0
+# record_target [partial]: the figures of the target just run ($t in
+# $dir, libFuzzer's status in $rc, its seconds since $start) into the
+# table and the records; each finding replayed for its signature (not when
+# partial: the run is being stopped) and copied for triage.
+record_target() {
+	local partial=${1:-} cov="" ft="" eps="" execs="" size arts nf ncr nto noom i a sig repro w secs
+	secs=$((SECONDS - start))
+	[ "$secs" -le "$share" ] || secs=$share
+	read -r cov ft _ eps execs <<<"$(figures "$dir" "$mode")" || true
+	# libFuzzer's exec/s is 0 for a run under a second: never print 0 for a
+	# run that executed inputs
+	if [ -n "$execs" ] && [ "$execs" -gt 0 ] && [ "${eps:-0}" = 0 ]; then
+		eps=$((execs / (secs > 0 ? secs : 1)))
+		[ "$eps" -gt 0 ] || eps=1
+	fi
+	# the workers' logs, one after the other, in fuzz.log (what the nightly
+	# keeps); worker-K.log stay for the figures
+	for w in $(logs_of "$dir"); do
+		[ "$w" = "$dir/fuzz.log" ] || { echo "== $(basename "$w")"; cat "$w"; } >>"$dir/fuzz.log"
+	done
+	size=$(find "$dir/corpus" -maxdepth 1 -type f | wc -l)
+	mapfile -t arts < <(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | sort)
+	nf=${#arts[@]}
+	# by kind, from libFuzzer's file names (crash-, leak-, timeout-, oom-)
+	ncr=$(printf '%s\n' "${arts[@]}" | grep -cE '/(crash|leak|death)-' || true)
+	nto=$(printf '%s\n' "${arts[@]}" | grep -cE '/timeout-' || true)
+	noom=$(printf '%s\n' "${arts[@]}" | grep -cE '/oom-' || true)
+	found=$((found + nf))
+	printf '%-12s %8s %8s %8s %8s%s\n' "$t" "${eps:--}" "${cov:--}" "$size" "$nf" \
+		"${partial:+  partial (${secs}s of ${share}s)}" >>"$summary"
+	printf 'T\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${eps:-}" "${cov:-}" "${ft:-}" \
+		"$size" "${ncr:-0}" "${nto:-0}" "${noom:-0}" "$rc" "$dir/fuzz.log" "${execs:-}" "$secs" \
+		"${partial:-whole}" >>"$records"
+	i=0
+	for a in "${arts[@]}"; do
+		i=$((i + 1))
+		# each finding's own signature: replay it (the first ten; a timeout
+		# takes the full -timeout to replay)
+		sig="(not replayed)"
+		if [ "$i" -le 10 ] && [ -z "$partial" ]; then
+			sig=$("${pd[@]}" timeout 120 "$bin" -timeout=25 -rss_limit_mb=4096 "$a" 2>&1 |
+				grep -aE -m1 "$sigpat" | cut -c1-100 || true)
+			[ -n "$sig" ] || sig="(no signature on replay: flaky or environment-dependent)"
+		fi
+		repro="$repro_tool replay $(printf %q "$a") --target $t --times 10"
+		mkdir -p "$scratch/findings/$t"
+		cp "$a" "$scratch/findings/$t/"
+		printf 'F\t%s\t%s\t%s\t%s\n' "$t" "$a" "${sig//$'\t'/ }" "$repro" >>"$records"
+	done
+}
+
+# lf_failure LOG...: why libFuzzer failed, from its logs: a write error
+# first (a full disk makes libFuzzer die in many ways), else its ERROR line
+lf_failure() {
+	local e
+	e=$(grep -ahoE 'No space left on device|Read-only file system|Disk quota exceeded' "$@" 2>/dev/null | head -n 1)
+	[ -z "$e" ] || { echo "a write failed: $e"; return; }
+	grep -ahoE '(ERROR: libFuzzer|==[0-9]+==ERROR|ERROR):.*' "$@" 2>/dev/null | head -n 1 | cut -c1-120
+}
+
+found=0 failed="" rc=0
 for t in "${tlist[@]}"; do
+	rc=0
 	bin=$build/fuzz/$t
 	dir=$work/$t
-	mkdir -p "$dir/corpus" "$dir/new" "$dir/artifacts"
+	err=$(mkdir -p "$dir/corpus" "$dir/new" "$dir/artifacts" 2>&1) || run_failed "cannot create $dir: ${err##*: }"
 	cp -n "$root/corpus/$t"/* "$dir/corpus/" 2>/dev/null || true
+	# this run's logs only: an earlier --jobs N run's worker logs would
+	# give their figures as this run's
+	rm -f "$dir"/worker-*.log "$dir"/run-*.log
+	writable "$dir"
 	# its own process group (set -m for this one launch): stop_run signals
 	# the whole of it, workers and tee included, and a Ctrl-C reaches it
 	# only through this script's trap
@@ -346,12 +482,13 @@ for t in "${tlist[@]}"; do
 	) >"$dir/fuzz.log" 2>&1 &
 	fpid=$!
 	set +m
+	echo "$fpid" >"$scratch/pgid"
 	echo "== fuzz.sh: $t for ${share}s, $jobs worker(s)${mode:+ (fork mode, --keep-going)} (log: $dir/fuzz.log," \
 		"crash files: $dir/artifacts/)"
 	# findings of earlier runs stay where they are; only newer ones count
 	stamp=$dir/.run-start
 	: >"$stamp"
-	start=$SECONDS seen=0
+	start=$SECONDS seen=0 nseen=0
 	while kill -0 "$fpid" 2>/dev/null; do
 		for _ in 1 2 3 4 5 6 7 8 9; do
 			kill -0 "$fpid" 2>/dev/null || break
@@ -363,61 +500,48 @@ for t in "${tlist[@]}"; do
 		seen=$n
 		c_cov="" c_ft="" c_corp="" c_eps=""
 		read -r c_cov c_ft c_corp c_eps _ <<<"$(figures "$dir" "$mode")" || true
+		nart=$(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | wc -l)
+		# both modes go on after a finding (fork mode: -ignore_crashes)
+		[ "$nart" -le "$nseen" ] || echo "fuzz.sh: $t: finding recorded; fuzzing on"
+		nseen=$nart
 		# libFuzzer writes a line on new coverage and at 2^k executions:
 		# the figures are those of its latest line, whose age is given
 		age=$(($(date +%s) - $(stat -c %Y $(logs_of "$dir") | sort -n | tail -1)))
+		el=$((SECONDS - start))
+		[ "$el" -le "$share" ] || el=$share
 		printf '[fuzz.sh %s %3ds/%ds] cov %s ft %s corpus %s exec/s %s findings %s%s\n' \
-			"$t" "$((SECONDS - start))" "$share" "${c_cov:--}" "${c_ft:--}" "${c_corp:--}" "${c_eps:--}" \
-			"$(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | wc -l)" \
+			"$t" "$el" "$share" "${c_cov:--}" "${c_ft:--}" "${c_corp:--}" "${c_eps:--}" "$nart" \
 			"$([ -z "$c_cov" ] || [ "$age" -lt 10 ] || echo " (as of ${age}s ago)")"
 	done
 	rc=0
 	wait "$fpid" || rc=$?
 	fpid=""
-	[ "$rc" = 0 ] || echo "fuzz.sh: $t: libFuzzer exited $rc (log $dir/fuzz.log)"
+	rm -f "$scratch/pgid"
 	# fold what was found into the work corpus (only inputs that add coverage)
-	"$bin" -merge=1 "$dir/corpus" "$dir/new" >"$dir/merge.log" 2>&1 || true
+	"${pd[@]}" "$bin" -merge=1 "$dir/corpus" "$dir/new" >"$dir/merge.log" 2>&1 || true
 	rm -rf "${dir:?}/new"/*
-	cov="" ft="" eps="" execs=""
-	read -r cov ft _ eps execs <<<"$(figures "$dir" "$mode")" || true
-	# the workers' logs, one after the other, in fuzz.log (what the nightly
-	# keeps); worker-K.log stay for the figures
-	for w in $(logs_of "$dir"); do
-		[ "$w" = "$dir/fuzz.log" ] || { echo "== $(basename "$w")"; cat "$w"; } >>"$dir/fuzz.log"
-	done
-	size=$(find "$dir/corpus" -maxdepth 1 -type f | wc -l)
-	mapfile -t arts < <(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | sort)
-	nf=${#arts[@]}
-	# by kind, from libFuzzer's file names (crash-, leak-, timeout-, oom-)
-	ncr=$(printf '%s\n' "${arts[@]}" | grep -cE '/(crash|leak|death)-' || true)
-	nto=$(printf '%s\n' "${arts[@]}" | grep -cE '/timeout-' || true)
-	noom=$(printf '%s\n' "${arts[@]}" | grep -cE '/oom-' || true)
-	found=$((found + nf))
-	printf '%-12s %8s %8s %8s %8s\n' "$t" "${eps:--}" "${cov:--}" "$size" "$nf" >>"$summary"
-	printf 'T\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${eps:-}" "${cov:-}" "${ft:-}" "$size" \
-		"${ncr:-0}" "${nto:-0}" "${noom:-0}" "$rc" "$dir/fuzz.log" "${execs:-}" >>"$records"
-	i=0
-	for a in "${arts[@]}"; do
-		i=$((i + 1))
-		# each finding's own signature: replay it (the first ten; a timeout
-		# takes the full -timeout to replay)
-		sig="(not replayed)"
-		if [ "$i" -le 10 ]; then
-			sig=$(timeout 120 "$bin" -timeout=25 -rss_limit_mb=4096 "$a" 2>&1 | grep -aE -m1 "$sigpat" | cut -c1-100 || true)
-			[ -n "$sig" ] || sig="(no signature on replay: flaky or environment-dependent)"
+	record_target
+	if [ "$rc" != 0 ]; then
+		# a non-zero exit is a finding when a crash file came with it (fork
+		# mode ends with the last crash's status); otherwise libFuzzer (or a
+		# write) failed
+		nart=$(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | wc -l)
+		if [ "$nart" = 0 ] || [ "$rc" = 3 ]; then
+			why=$(lf_failure $(logs_of "$dir") "$dir/fuzz.log")
+			failed="$t: libFuzzer exited $rc without a finding${why:+: $why} (log $dir/fuzz.log)"
 		fi
-		repro="$repro_tool replay $(printf %q "$a") --target $t --times 10"
-		mkdir -p "$scratch/findings/$t"
-		cp "$a" "$scratch/findings/$t/"
-		printf 'F\t%s\t%s\t%s\t%s\n' "$t" "$a" "${sig//$'\t'/ }" "$repro" >>"$records"
-	done
+	fi
+	writable "$dir"
 done
 group_findings
 echo
-echo "== fuzz.sh summary (preset $preset, ${minutes} min, ${share}s per target, $jobs worker(s))"
+budget="${minutes} min"
+[ -z "$seconds" ] || budget="${seconds}s"
+echo "== fuzz.sh summary (preset $preset, $budget, ${share}s per target, $jobs worker(s))"
 printf '%-12s %8s %8s %8s %8s\n' target exec/s cov corpus findings
 cat "$summary"
-cp "$summary" "$work/summary.txt"
-write_json
+cp "$summary" "$work/summary.txt" 2>/dev/null || run_failed "writing $work/summary.txt failed"
+write_json || run_failed "writing the JSON summary $json failed"
+[ -z "$failed" ] || run_failed "$failed"
 [ "$found" -eq 0 ] || { echo "fuzz.sh: $found finding(s)"; exit 1; }
 echo "fuzz.sh: no findings"
