@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # ci/afl.sh [--minutes N] [--jobs N] [--targets a,b] [--cmin] [--help]
 # An AFL++ campaign per target, one after the other, each for its share of
-# the budget (default 10 minutes, all five targets): one afl-fuzz instance
-# per job (--jobs, default: nproc): -M main plus -S secondaries; a CmpLog
+# the budget (default 10 minutes, every target of fuzz/targets/TARGETS): one
+# afl-fuzz instance per job (--jobs, default: the CPUs this process may run
+# on, ci/lib/cpus.sh): -M main plus -S secondaries; a CmpLog
 # binary (build/afl-cmplog, KMGR_AFL_CMPLOG=1) on the first secondary, on
 # main when there is only one, run on new finds only; corpus/<t>.dict as -x.
 # Both builds (afl preset, ASan+UBSan, persistent mode) instrument only the
 # code the libFuzzer builds instrument (fuzz/afl-allowlist.txt).  The queue
 # starts from the shipped corpus and the corpora libFuzzer grew
 # (fuzz-work/<preset>/<t>/corpus), and main keeps importing those (-F).
-# A status line every 10 s from each instance's plot_data; at the end
+# A status line every 10 s from each instance's StatsD metrics; at the end
 # afl-whatsup's summary, afl-plot's graphs in fuzz-work/afl/<t>/plot/, and a
 # table: target, execs/s, edges, stability, corpus, crashes, hangs.
 # --cmin: afl-cmin over the shipped corpus and every queue; inputs not
@@ -22,9 +23,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib/signals.sh"
 . "$(dirname "$0")/lib/targets.sh"
 . "$(dirname "$0")/lib/afl.sh"
+. "$(dirname "$0")/lib/cpus.sh"
 kmgr_signals_reset "$0" "$@"
 
-minutes=10 targets=$(kmgr_targets) jobs=$(nproc) cmin=0
+minutes=10 targets=$(kmgr_targets) jobs=$(kmgr_cpus) cmin=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) kmgr_usage; exit 0 ;;
@@ -45,9 +47,12 @@ done
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 root=$(cd "$(dirname "$0")/.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
-[ ${#tlist[@]} -gt 0 ] || kmgr_die "--targets: no target named"
+[ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
 for t in "${tlist[@]}"; do
-	[ -d "$root/corpus/$t" ] || kmgr_die "unknown target $t"
+	# a target is in fuzz/targets/TARGETS and has a corpus (corpus/regressions
+	# is a folder of replay inputs, not a target), as fuzz.sh checks
+	[[ ",$(kmgr_targets)," == *",$t,"* ]] && [ -d "$root/corpus/$t" ] ||
+		kmgr_die "unknown target '$t' (targets: $(kmgr_targets))"
 done
 KMGR_ROOT=$root
 . "$root/ci/lib/toolchain.sh"

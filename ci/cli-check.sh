@@ -190,6 +190,11 @@ expect_bad "ci/fuzz.sh --json DIR" bash "$root/ci/fuzz.sh" --json "$tmp"
 expect_bad "ci/fuzz.sh --targets regressions" bash "$root/ci/fuzz.sh" --targets regressions
 expect_bad "ci/nightly.sh --keep x" bash "$root/ci/nightly.sh" --keep x
 expect_bad "ci/fault-sweep.sh --sites ," bash "$root/ci/fault-sweep.sh" --build "$build" --sites ,
+expect_bad "ci/fault-sweep.sh --shapes ," bash "$root/ci/fault-sweep.sh" --build "$build" --shapes ,
+expect_bad "ci/afl.sh --targets regressions" bash "$root/ci/afl.sh" --targets regressions
+expect_bad "ci/afl.sh --targets ," bash "$root/ci/afl.sh" --targets ,
+expect_bad "ci/fuzz.sh --targets ," bash "$root/ci/fuzz.sh" --targets ,
+expect_bad "ci/fuzz.sh --seconds 1" bash "$root/ci/fuzz.sh" --seconds 1
 # a repro file carries run parameters only: one naming an output path is
 # refused (replaying it would write where its author chose)
 printf 'binary stress_refdrain\nseconds 1\njson %s/victim\n' "$tmp" >"$tmp/path.repro"

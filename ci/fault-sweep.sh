@@ -73,6 +73,20 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+if [ -z "${SHAPES//[, ]/}" ]; then
+	echo "fault-sweep: --shapes names no shape (try --help)" >&2
+	exit 2
+fi
+for sh in ${SHAPES//,/ }; do
+	case "$sh" in
+	run_model | run_model_nth | api_seq | concurrent | async | faults | model_parse) ;;
+	*)
+		echo "fault-sweep: unknown shape '$sh' (try --help)" >&2
+		exit 2
+		;;
+	esac
+done
+
 RUN_MODEL=${FAULT_SWEEP_RUN_MODEL:-$BUILD/examples/run_model}
 CHECKER=$BUILD/examples/check_run_model
 KMGR_MODEL=$BUILD/tools/kmgr-model/kmgr-model
@@ -84,15 +98,6 @@ for b in "$RUN_MODEL" "$CHECKER" "$KMGR_MODEL" "$KPROG"; do
 		echo "fault-sweep: $b is missing: build the preset first" >&2
 		exit 2
 	fi
-done
-for sh in ${SHAPES//,/ }; do
-	case "$sh" in
-	run_model | run_model_nth | api_seq | concurrent | async | faults | model_parse) ;;
-	*)
-		echo "fault-sweep: unknown shape '$sh' (try --help)" >&2
-		exit 2
-		;;
-	esac
 done
 
 ALL_SITES=$("$KMGR_MODEL" --list-fault-sites | awk '{print $2}')

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 KIND = "kmgr-nightly"
 TREND_KIND = "kmgr-nightly-trend"
@@ -422,13 +423,45 @@ def collect_history(hdir, trend_file, this_run):
                     glob.glob(os.path.join(hdir, "*", "nightly.json"))):
         j = load_json(p)
         if isinstance(j, dict) and j.get("kind") == KIND and run_id(j) != this_run:
-            nights[run_id(j)] = night_totals(j)
+            try:
+                nights[run_id(j)] = sane_night(night_totals(j))
+            except (AttributeError, KeyError, TypeError, ValueError) as e:
+                bad_night(p, e)
     t = load_json(trend_file) if trend_file else None
     if isinstance(t, dict) and t.get("kind") == TREND_KIND and isinstance(t.get("nights"), list):
-        for n in t["nights"]:
+        for i, n in enumerate(t["nights"]):
             if isinstance(n, dict) and n.get("run") and n["run"] != this_run:
-                nights.setdefault(n["run"], n)
+                try:
+                    nights.setdefault(n["run"], sane_night(n))
+                except (AttributeError, KeyError, TypeError, ValueError) as e:
+                    bad_night("%s night %d" % (trend_file, i + 1), e)
+            elif not isinstance(n, dict) or not n.get("run"):
+                bad_night("%s night %d" % (trend_file, i + 1), "no run stamp")
     return [nights[k] for k in sorted(nights)]
+
+
+def bad_night(where, why):
+    """One warning for a night the trend leaves out (a damaged or older file):
+    the report goes on with the others."""
+    sys.stderr.write("nightly-report: warning: %s: left out of the trend (%s)\n" % (
+        where, why if isinstance(why, str) else "%s: %s" % (type(why).__name__, why)))
+
+
+def sane_night(n):
+    """A night's totals with every field the page reads: a night without a
+    date takes it from its run stamp (YYYY-MM-DD...); fields of the wrong
+    type are errors (the caller warns and leaves the night out)."""
+    run = str(n["run"])
+    date = n.get("date") or (run[:10] if re.match(r"\d{4}-\d{2}-\d{2}", run) else None)
+    if not date:
+        raise ValueError("no date")
+    fuzz = n.get("fuzz") or {}
+    stress = n.get("stress") or {}
+    if not isinstance(fuzz, dict) or not isinstance(stress, dict):
+        raise TypeError("fuzz or stress is not an object")
+    fuzz = {t: v if isinstance(v, dict) else {} for t, v in fuzz.items()}
+    return dict(n, date=str(date), run=run, fuzz=fuzz, stress=stress,
+                findings=n.get("findings") or 0, finding_keys=n.get("finding_keys") or [])
 
 
 def write_trend(path, trend):
@@ -460,8 +493,10 @@ def night_totals(j):
     return {"date": j.get("date"), "run": run_id(j),
             "finding_keys": sorted({finding_key(f) for f in j.get("findings", [])
                                     if f.get("reproduces")}),
-            "fuzz": {t: {"exec_s": v["final"].get("exec_s"), "cov": v["final"].get("cov")}
-                     for t, v in j.get("fuzz", {}).get("libfuzzer", {}).items()},
+            "fuzz": {t: {"exec_s": (v.get("final") or {}).get("exec_s"),
+                         "cov": (v.get("final") or {}).get("cov")}
+                     for t, v in ((j.get("fuzz") or {}).get("libfuzzer") or {}).items()
+                     if isinstance(v, dict)},
             "stress": {"%s/%s" % (r.get("preset"), r.get("binary")): r.get("ops_per_s")
                        for r in j.get("stress", []) if r.get("ops_per_s") is not None},
             "findings": sum(1 for f in j.get("findings", []) if f.get("reproduces")),

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# ci/testdata/campaign/run-test.sh BUILD quick|mutant - ci/fuzz.sh as a
+# campaign, checked on real builds (the ctests fuzz_campaign and
+# fuzz_campaign_mutant).
+#   quick   BUILD is the test's own asan tree (fuzz_concurrent built):
+#           - a second run on the same work folder is refused (one line, 2)
+#           - its work folder on a full tmpfs (needs root to mount; else
+#             that case is skipped with a line): exit 3, one FAILED line
+#             naming "No space left on device", never "no findings"
+#           - SIGKILL of fuzz.sh --jobs 2 mid-run: 5 s later no process of
+#             the run is left and no .scratch.* in the work folder
+#   mutant  mutants/fuzz-1-no-ref.patch applied in a copy of the tree,
+#           fuzz_concurrent built there (minutes: label slow), then
+#           fuzz.sh --seconds 20 --targets concurrent: the target fuzzes
+#           the whole 20 s though it finds the bug in the first seconds
+#           (findings with mtimes spread over the run, its final stats
+#           report >= 15 s of fuzzing), exit 1 and the finding reported.
+#           Only with KMGR_SLOW_TESTS=1 (else exit 77, SKIP): ci/test.sh
+#           has no time for the build.
+# $KMGR_CAMPAIGN_BUDGET (default "--seconds 20") is the budget flag.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+build=$(cd "$1" && pwd) mode=$2
+budget=${KMGR_CAMPAIGN_BUDGET:---seconds 20}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/campaign-test.XXXXXX")
+mnt=""
+cleanup() {
+	[ -z "$mnt" ] || umount "$mnt" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+bad=0
+fail() { echo "campaign-test: FAIL: $*"; bad=1; }
+left() { grep -lzx "KMGR_CAMPAIGN_MARK=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | paste -sd' '; }
+
+quick() {
+	local rc pid n
+	# a second run of the same work folder while one runs
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w1" KMGR_CAMPAIGN_MARK=lock-$$ \
+		bash "$root/ci/fuzz.sh" $budget --targets concurrent --jobs 1 >"$tmp/first.out" 2>&1 &
+	pid=$!
+	for n in $(seq 100); do [ -d "$tmp/w1/concurrent" ] && break; sleep 0.2; done
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w1" bash "$root/ci/fuzz.sh" $budget \
+		--targets concurrent --jobs 1 >"$tmp/second.out" 2>"$tmp/second.err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/second.err")" = 1 ] && grep -q 'another fuzz.sh run' "$tmp/second.err" ||
+		fail "a second run on one work folder: exit $rc, stderr: $(head -c 300 "$tmp/second.err")"
+	# SIGKILL of the first, mid-run, with --jobs 2 in the next one
+	kill -TERM "$pid"
+	wait "$pid"
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w2" KMGR_CAMPAIGN_MARK=kill-$$ \
+		bash "$root/ci/fuzz.sh" $budget --targets concurrent --jobs 2 >"$tmp/kill.out" 2>&1 &
+	pid=$!
+	for n in $(seq 150); do grep -q '^== fuzz.sh: concurrent for' "$tmp/kill.out" && break; sleep 0.2; done
+	sleep 3
+	[ -n "$(left "kill-$$")" ] || fail "SIGKILL: the run was not running ($(tail -n 2 "$tmp/kill.out"))"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	sleep 5
+	[ -z "$(left "kill-$$")" ] ||
+		fail "SIGKILL: 5 s later still running: $(left "kill-$$" | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
+	[ -z "$(ls -d "$tmp/w2"/.scratch.* "$tmp/w2"/.summary.* "$tmp/w2"/.records.* 2>/dev/null)" ] ||
+		fail "SIGKILL: scratch left: $(ls -d "$tmp/w2"/.s* "$tmp/w2"/.r* 2>/dev/null | paste -sd' ')"
+	kill -KILL $(left "kill-$$") 2>/dev/null
+	# the work folder on a full disk
+	mkdir -p "$tmp/full"
+	if ! mount -t tmpfs -o size=2m tmpfs "$tmp/full" 2>/dev/null; then
+		echo "campaign-test: cannot mount a tmpfs (not root): the full-disk case skipped"
+		return 0
+	fi
+	mnt=$tmp/full
+	head -c 3M /dev/zero >"$mnt/fill" 2>/dev/null
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$mnt/w" bash "$root/ci/fuzz.sh" $budget \
+		--targets concurrent --jobs 1 >"$tmp/full.out" 2>"$tmp/full.err"
+	rc=$?
+	[ "$rc" != 0 ] || fail "full disk: exit 0"
+	grep -q 'no findings' "$tmp/full.out" && fail "full disk: says no findings"
+	[ "$(grep -c 'FAILED' "$tmp/full.err")" = 1 ] && grep -q 'No space left on device' "$tmp/full.err" ||
+		fail "full disk: no one line naming the cause: $(head -c 300 "$tmp/full.err")"
+	echo "campaign-test: full disk: exit $rc, $(cat "$tmp/full.err")"
+}
+
+mutant() {
+	local rc src=$tmp/src secs first last
+	if [ "${KMGR_SLOW_TESTS:-0}" != 1 ]; then
+		echo "campaign-test: mutant: builds a mutant tree (minutes); set KMGR_SLOW_TESTS=1 to run it"
+		exit 77
+	fi
+	. "$root/ci/lib/tree.sh"
+	kmgr_tree_copy "$root" "$src" && kmgr_apply_mutant "$src" "$root/mutants/fuzz-1-no-ref.patch" ||
+		{ fail "cannot make the mutant tree"; return; }
+	(cmake -S "$src" -B "$src/build/asan" --preset asan >"$tmp/cfg.log" 2>&1 &&
+		cmake --build "$src/build/asan" -j2 --target fuzz_concurrent kmgr-repro >"$tmp/build.log" 2>&1) ||
+		{ fail "mutant build failed: $(tail -n 3 "$tmp/build.log")"; return; }
+	env KMGR_FUZZ_WORK="$tmp/mw" bash "$src/ci/fuzz.sh" $budget --targets concurrent --jobs 1 \
+		--json "$tmp/m.json" >"$tmp/m.out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || fail "mutant campaign: exit $rc, want 1 (findings): $(tail -n 3 "$tmp/m.out")"
+	grep -q 'finding recorded; fuzzing on' "$tmp/m.out" || fail "mutant campaign: no 'finding recorded; fuzzing on'"
+	grep -qE 'finding\(s\) in [0-9]+ bucket' "$tmp/m.out" || fail "mutant campaign: no buckets reported"
+	# the fuzzing time: libFuzzer's own clock, summed over the restarts
+	# after each finding (the first finding comes within seconds)
+	secs=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["targets"][0]; print(t["seconds"] or 0)' \
+		"$tmp/m.json" 2>/dev/null || echo 0)
+	first=$(find "$tmp/mw/concurrent/artifacts" -type f -printf '%T@\n' | sort -n | head -1)
+	last=$(find "$tmp/mw/concurrent/artifacts" -type f -printf '%T@\n' | sort -n | tail -1)
+	awk -v f="${first:-0}" -v l="${last:-0}" 'BEGIN { exit !(l - f >= 5) }' ||
+		fail "mutant campaign: findings only in the first seconds (first $first, last $last): it stopped"
+	[ "${secs:-0}" -ge 15 ] || fail "mutant campaign: fuzzed ${secs}s of 20"
+	echo "campaign-test: mutant: exit $rc, $(grep -c . <(find "$tmp/mw/concurrent/artifacts" -type f)) finding(s)" \
+		"over $(awk -v f="$first" -v l="$last" 'BEGIN { printf "%.0f", l - f }') s, ${secs}s fuzzed"
+}
+
+case "$mode" in
+quick) quick ;;
+mutant) mutant ;;
+*) echo "run-test.sh BUILD quick|mutant" >&2; exit 2 ;;
+esac
+[ "$bad" = 0 ] && echo "campaign-test: $mode: ok"
+exit "$bad"
