@@ -114,21 +114,41 @@ part() { parts+=("$1=$2"); [ "$2" = 0 ] || ok=0; }
 write_report() {
 	local commit
 	commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	# meta.json whole or not at all (a full disk: one line, no 0-byte file)
 	python3 - "$night/meta.json" "$day" "$run" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" \
-		"$interrupted" "${parts[@]}" <<'PY'
-import json, sys
+		"$interrupted" "${parts[@]}" <<'PY' || { ok=0; echo "nightly.sh: FAILED: the report was not written"; return 1; }
+import json, os, sys
 path, day, run, minutes, commit, command, interrupted = sys.argv[1:8]
 parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[8:])}
 meta = {"date": day, "run": run, "minutes": float(minutes), "commit": commit,
         "command": command, "parts": parts}
 if interrupted:
     meta["interrupted"] = interrupted
-json.dump(meta, open(path, "w"), indent=1)
+tmp = "%s.tmp%d" % (path, os.getpid())
+try:
+    with open(tmp, "w") as f:
+        json.dump(meta, f, indent=1)
+    os.replace(tmp, path)
+except OSError as e:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+    sys.stderr.write("nightly.sh: writing %s failed: %s\n" % (path, e.strerror))
+    sys.exit(1)
 PY
-	python3 "$src/ci/nightly/report.py" --night "$night" --history "$history" \
+	local err=$night/logs/report.err
+	if python3 "$src/ci/nightly/report.py" --night "$night" --history "$history" \
 		--trend "$out/trend.json" --keep "$keep" \
-		--repro-tool "$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro" || ok=0
-	echo "nightly.sh: report $night/nightly.html ($night/nightly.json)${interrupted:+, interrupted by $interrupted}"
+		--repro-tool "$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro" 2>"$err" &&
+		[ -s "$night/nightly.html" ] && [ -s "$night/nightly.json" ]; then
+		grep -a 'warning' "$err" >&2
+		echo "nightly.sh: report $night/nightly.html ($night/nightly.json)${interrupted:+, interrupted by $interrupted}"
+	else
+		ok=0
+		rm -f "$out"/trend.json.tmp* "$night"/nightly.html.tmp* "$night"/nightly.json.tmp*
+		echo "nightly.sh: FAILED: the report was not written: $(grep -avE '^\s|^Traceback' "$err" 2>/dev/null | tail -n 1)"
+	fi
 }
 
 # The parts run through kmgr_waited (ci/lib/signals.sh), so that a signal
@@ -178,13 +198,36 @@ if [ "$do_stress" = 1 ]; then
 				--json "$json" --repro-dir "$night/repro" --quiet >"$log" 2>&1
 			rc=$?
 			tail -n 1 "$log"
-			# a crash or a kill leaves no summary: the report still shows the run
-			[ -s "$json" ] || printf '{"binary": "stress_%s", "result": "FAILURE", "exit": %d, "failures": ["no --json summary (exit %d): see %s"], "repro": "%s"}\n' \
-				"$b" "$rc" "$rc" "$log" "$(ls "$night/repro" 2>/dev/null | grep "^stress_$b" | head -1)" >"$json"
+			# a crash or a kill leaves no summary: the report still shows the
+			# run, with its crash from the log (a sanitizer's SUMMARY, an
+			# assertion), its repro file and the command that replays it; the
+			# log goes to triage (stress-crashes/) for its crash state
+			[ -s "$json" ] || stress_died "$b" "$preset" "$rc" "$log" "$json" "$build"
 			part "stress_${preset}_$b" "$rc"
 		done
 	done
 fi
+
+# stress_died BIN PRESET RC LOG JSON BUILD: the FAILURE line and a JSON
+# for a stress run that left none
+stress_died() {
+	local b=$1 p=$2 rc=$3 log=$4 json=$5 bld=$6 why repro cmd
+	why=$(grep -aoE '(SUMMARY: [A-Za-z]+Sanitizer: .*|Assertion .* failed.*|KSCHED [A-Z]+.*|ORACLE: .*)' "$log" |
+		head -n 1 | cut -c1-200)
+	[ -n "$why" ] || why="exit $rc$([ "$rc" -le 128 ] || echo " (SIG$(kill -l $((rc - 128)) 2>/dev/null))")"
+	repro=$(ls -t "$night/repro" 2>/dev/null | grep "^stress_$b" | head -1)
+	cmd=""
+	[ -z "$repro" ] || cmd="$bld/stress/stress_$b --replay $night/repro/$repro"
+	echo "stress_$b ($p): FAILURE: $why (log $log${repro:+, repro $night/repro/$repro})"
+	mkdir -p "$night/stress-crashes" && cp "$log" "$night/stress-crashes/$p-stress_$b.log"
+	python3 - "$json" "$b" "$p" "$rc" "$why" "$log" "$repro" "$cmd" <<'PY'
+import json, sys
+out, b, p, rc, why, log, repro, cmd = sys.argv[1:]
+json.dump({"binary": "stress_" + b, "preset": p, "result": "FAILURE", "exit": int(rc),
+           "failures": [why], "log": log, "repro": repro, "command": cmd, "died": True},
+          open(out, "w"))
+PY
+}
 
 # fuzz_preset P MINUTES: ci/fuzz.sh under P; its logs to fuzz/P/, this
 # night's crash files to findings/P/<target>/, triaged with P's kmgr-repro
@@ -212,6 +255,20 @@ fuzz_preset() {
 		2>"$night/logs/triage-$p.err"
 	part "triage_$p" $?
 }
+
+# The stress runs that died: their logs through kmgr-repro triage, which
+# gives each its crash state (type and frames, a race's two accesses, a
+# stall's wait site) and key; the report groups them with the fuzz
+# findings by that key (one bug, one row).
+if [ -d "$night/stress-crashes" ]; then
+	repro=$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro
+	if [ -x "$repro" ]; then
+		stamp "kmgr-repro triage $night/stress-crashes"
+		kmgr_waited "$repro" triage "$night/stress-crashes" --json >"$night/triage-stress.json" \
+			2>"$night/logs/triage-stress.err" ||
+			echo "nightly.sh: triage of the stress logs failed: $(tail -n 1 "$night/logs/triage-stress.err")"
+	fi
+fi
 
 if [ "$do_fuzz" = 1 ]; then
 	fmin=$(awk "BEGIN { m = int($minutes + 0.5); print (m < 1 ? 1 : m) }")

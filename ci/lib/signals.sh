@@ -48,7 +48,9 @@ kmgr_waited() {
 	local rc=0
 	"$@" &
 	child=$!
-	wait "$child" || rc=$?
+	# (bash's own "line N: PID Aborted" notice on stderr is dropped: the
+	# caller reads the status and says what died, in its own words)
+	wait "$child" 2>/dev/null || rc=$?
 	child=""
 	return "$rc"
 }

@@ -235,7 +235,7 @@ def collect_triage(night, tool):
     for path in files:
         j = load_json(path)
         m = re.fullmatch(r"triage-(\w+)\.json", os.path.basename(path))
-        source = "fuzz (%s)" % m.group(1) if m else "fuzz"
+        source = ("stress" if m.group(1) == "stress" else "fuzz (%s)" % m.group(1)) if m else "fuzz"
         items = (j.get("buckets", j) if isinstance(j, dict) else j) if j is not None else None
         for b in items if isinstance(items, list) else []:
             if not isinstance(b, dict):
@@ -270,10 +270,14 @@ def collect_triage(night, tool):
     return buckets
 
 
-def stress_findings(runs):
+def stress_findings(runs, triaged=False):
+    """A finding per failed stress run; runs that died (no --json summary of
+    their own) are left to triage-stress.json when there is one."""
     out = []
     for r in runs:
-        if r.get("result") == "SUCCESS":
+        if r.get("result") == "SUCCESS" or r.get("interrupted"):
+            continue
+        if triaged and r.get("died"):
             continue
         fails = r.get("failures") or ["FAILURE without a message"]
         cmd = r.get("command") or ""
@@ -302,6 +306,26 @@ def crash_state(f):
     if not m or f["source"].startswith("stress"):
         return f["bucket"], []
     return m.group(1), [x.strip() for x in m.group(2).split("<")][:3]
+
+
+def merge_by_key(findings):
+    """One row per bug: findings of the same key (triage's crash-state key)
+    across fuzz and stress, ASan and TSan, become one, their counts summed
+    and their sources listed."""
+    rows, by = [], {}
+    for f in findings:
+        k = f.get("key")
+        if k and k in by:
+            m = by[k]
+            m["count"] = m.get("count", 1) + f.get("count", 1)
+            if f.get("source") and f["source"] not in m["source"].split(", "):
+                m["source"] += ", " + f["source"]
+            m.setdefault("examples", []).append(f.get("smallest"))
+            continue
+        if k:
+            by[k] = f
+        rows.append(f)
+    return rows
 
 
 def finding_key(f):
@@ -467,9 +491,14 @@ def sane_night(n):
 def write_trend(path, trend):
     """The trend file, written whole or not at all."""
     tmp = "%s.tmp%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump({"kind": TREND_KIND, "nights": trend}, f, indent=1)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            json.dump({"kind": TREND_KIND, "nights": trend}, f, indent=1)
+        os.replace(tmp, path)
+    except OSError:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def prune_nights(hdir, keep, this_night):

@@ -207,7 +207,8 @@ def stress_section(rep):
                  '<td class="n">%s</td><td class="n">%s</td><td>%s</td><td>%s%s</td>'
                  '<td>%s</td></tr>' % (
                      esc(r.get("preset")), esc(r.get("binary")),
-                     "ok" if r.get("result") == "SUCCESS" else "bad", esc(r.get("result")),
+                     "ok" if r.get("result") == "SUCCESS" and not r.get("interrupted") else "bad",
+                     esc("INTERRUPTED" if r.get("interrupted") else r.get("result")),
                      fmt(r.get("ops_per_s")), fmt(r.get("executions_per_s")), dr, esc(fl),
                      " <code>%s</code>" % esc(r["command"]) if r.get("command") else "", files))
     h.append('</table><div class="grid">')

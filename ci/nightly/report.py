@@ -75,7 +75,8 @@ def main(argv):
     lf, afl = collect_fuzz(a.night)
     stress = collect_stress(a.night)
     findings = collect_triage(a.night, a.repro_tool) or fuzz_json_findings(a.night, a.repro_tool)
-    findings += stress_findings(stress)
+    findings += stress_findings(stress, os.path.exists(os.path.join(a.night, "triage-stress.json")))
+    findings = merge_by_key(findings)
     rep = {"kind": KIND, "version": 1, "date": date, "run": meta.get("run") or date,
            "title": "%s %s" % (a.title, meta.get("run") or date),
            "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -97,10 +98,8 @@ def main(argv):
     if a.keep:
         rep["keep"] = a.keep
         rep["pruned"] = prune_nights(os.path.dirname(os.path.abspath(a.night)), a.keep, a.night)
-    with open(json_out, "w") as f:
-        json.dump(rep, f, indent=1)
-    with open(html_out, "w") as f:
-        f.write(page(rep))
+    for path, text in ((json_out, json.dumps(rep, indent=1)), (html_out, page(rep))):
+        write_whole(path, text)
     print("nightly-report: %s (%d libFuzzer target(s), %d AFL++ instance(s), %d finding "
           "bucket(s), %d new, %d stress run(s), %d night(s) in the trend%s) and %s" % (
               html_out, len(lf), len(afl), len(findings), sum(1 for f in findings if f["new"]),
@@ -110,5 +109,24 @@ def main(argv):
     return 0
 
 
+def write_whole(path, text):
+    """PATH holds TEXT whole or is left as it was (a full disk)."""
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except OSError as e:
+        # a full disk, a read-only folder: one line, no traceback
+        sys.stderr.write("nightly-report: FAILED: %s%s\n" % (
+            e.strerror or e, ": %s" % e.filename if e.filename else ""))
+        sys.exit(1)
