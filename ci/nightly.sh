@@ -29,6 +29,8 @@
 #                  and crashes in the report
 #   --keep N       keep the newest N night folders of --out (default 14; 0: all);
 #                  every night's figures and finding keys stay in DIR/trend.json
+# The coverage report keeps its summary and each target's index page; the
+# per-file pages go to coverage/<target>/html.tar.gz (ci/lib/prune.sh).
 #
 # Interrupted (SIGINT, SIGTERM, SIGHUP): the running part gets SIGTERM (30 s,
 # then SIGKILL), the report is written from what finished, marked
@@ -305,6 +307,10 @@ if [ "$do_cov" = 1 ]; then
 		>"$night/logs/coverage.log" 2>&1
 	rc=$?
 	grep -E "^($(kmgr_targets '|')|all) " "$night/logs/coverage.log"
+	# a night's coverage HTML ran to 43 MB: the summaries stay, the rest
+	# is compressed
+	. "$src/ci/lib/prune.sh"
+	kmgr_prune_coverage "$night/coverage" || rc=1
 	part coverage "$rc"
 fi
 

@@ -124,7 +124,7 @@ def trend_section(rep):
         "night", "exec/s", xcat=dates, logy=True))
     h.append(line_plot("coverage (cov) per night", [
         (t, [(i, n["fuzz"].get(t, {}).get("cov")) for i, n in enumerate(tr)]) for t in tg],
-        "night", "cov", xcat=dates))
+        "night", "cov", xcat=dates, zero=False))
     h.append(line_plot("stress ops/s per night", [
         (k, [(i, n["stress"].get(k)) for i, n in enumerate(tr)]) for k in keys],
         "night", "ops/s", xcat=dates, logy=True))
@@ -134,7 +134,7 @@ def trend_section(rep):
     if any(n.get("lines_pct") is not None for n in tr):
         h.append(line_plot("line coverage of the grown corpus per night", [
             ("all targets", [(i, n.get("lines_pct")) for i, n in enumerate(tr)])],
-            "night", "% of lines", xcat=dates))
+            "night", "% of lines", xcat=dates, zero=False))
     h.append('</div>')
     return h
 
@@ -158,7 +158,7 @@ def fuzz_section(rep):
             h.append(line_plot("%s: exec/s" % t, [(t, [(p[0], p[3]) for p in s])],
                                "seconds", "exec/s"))
             h.append(line_plot("%s: coverage (cov)" % t, [(t, [(p[0], p[2]) for p in s])],
-                               "seconds", "cov"))
+                               "seconds", "cov", zero=False))
         h.append('</div>')
     else:
         h.append('<p class="note">no libFuzzer log in this night (fuzzing skipped?)</p>')
@@ -167,7 +167,7 @@ def fuzz_section(rep):
         h.append(line_plot("AFL++ exec/s", [(k, [(p[0], p[3]) for p in v["series"]])
                                             for k, v in afl.items()], "seconds", "exec/s"))
         h.append(line_plot("AFL++ edges found", [(k, [(p[0], p[2]) for p in v["series"]])
-                                                 for k, v in afl.items()], "seconds", "edges"))
+                                                 for k, v in afl.items()], "seconds", "edges", zero=False))
         h.append('</div>')
     return h
 

@@ -36,15 +36,22 @@ def nice_ticks(lo, hi, n=5):
 
 
 def fmt(v):
+    """One number format on the whole page: 12, 12.3, 4090, 12.4k, 1.34M,
+    2.1G; never an exponent (4.09e+03)."""
     if v is None:
         return "-"
     a = abs(v)
-    if a >= 1e6:
-        return "%.3gM" % (v / 1e6)
     if a >= 1e4:
-        return "%.3gk" % (v / 1e3)
-    if a == int(a):
-        return "%d" % v
+        # the unit that keeps the figure under 1000 ("%.3g" of 10..999.5
+        # has no exponent)
+        for unit, suffix in ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")):
+            if a / unit < 999.5:
+                return "%.3g%s" % (v / unit, suffix)
+        return "%.3gT" % (v / 1e12)
+    if a == int(a) or a >= 1000:
+        return "%d" % round(v)
+    if a < 0.001:
+        return "0" if a == 0 else "<0.001"
     return "%.3g" % v
 
 
@@ -60,9 +67,11 @@ def svg_frame(w, h, title, xlabel, ylabel, kind, nseries, npoints, body):
                 w // 2, h - 4, html.escape(xlabel), h // 2, h // 2, html.escape(ylabel), body))
 
 
-def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None, logy=False):
+def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None, logy=False, zero=True):
     """series: [(name, [(x, y), ...])]; xcat: category labels for x = 0..n-1;
-    logy: a log10 y axis (figures orders of magnitude apart; y <= 0 dropped)."""
+    logy: a log10 y axis (figures orders of magnitude apart; y <= 0 dropped);
+    zero=False: the y axis spans the data, not from 0 (coverage: a change of
+    a few edges in thousands would draw a flat line)."""
     series = [(n, [(x, y) for x, y in pts if x is not None and y is not None])
               for n, pts in series]
     if logy:
@@ -83,7 +92,8 @@ def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None, logy=False
     if logy:
         yt = list(range(math.floor(min(ys)), max(math.ceil(max(ys)), math.floor(min(ys)) + 1) + 1))
     else:
-        yt = nice_ticks(min(0, min(ys)), max(ys))
+        lo = min(0, min(ys)) if zero else min(ys)
+        yt = nice_ticks(lo, max(ys) if max(ys) > lo else lo + 1)
     y0, y1 = yt[0], yt[-1]
     yfmt = (lambda v: fmt(10 ** v)) if logy else fmt
 
@@ -125,11 +135,17 @@ def line_plot(title, series, xlabel, ylabel, w=380, h=210, xcat=None, logy=False
     return svg_frame(w, h, title, xlabel, ylabel, "line", len(series), npts, "".join(body))
 
 
-def bar_plot(title, bars, ylabel, w=380, h=210, logx_labels=False, xlabel=""):
-    """bars: [(label, value)]."""
+def bar_plot(title, bars, ylabel, w=380, h=210, logx_labels=False, xlabel="", logy=None):
+    """bars: [(label, value)]; logy: a log10 y axis (None: when the values
+    are more than 100 times apart, 12.4k beside 1.34M)."""
     bars = [(lab, v) for lab, v in bars if v is not None]
     if not bars:
         return empty_plot(title, "no data")
+    pos = [v for _, v in bars if v > 0]
+    if logy is None:
+        logy = len(pos) >= 2 and max(pos) / min(pos) > 100
+    if logy and pos:
+        return log_bar_plot(title, bars, ylabel, w, h, logx_labels, xlabel)
     L, R, T, B = 58, 12, 26, 70 if not logx_labels else 40
     yt = nice_ticks(0, max(v for _, v in bars))
     y1 = yt[-1] or 1
@@ -172,7 +188,7 @@ def empty_plot(title, why, w=380, h=120):
 def ns_label(ns):
     for unit, div in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if ns >= div:
-            return "%.3g%s" % (ns / div, unit)
+            return fmt(ns / div) + unit
     return "%dns" % ns
 
 
@@ -192,3 +208,39 @@ def hist_plot(title, lat):
     lo_e, hi_e = min(folded), max(folded)
     bars = [(ns_label(2 ** e), folded.get(e, 0)) for e in range(lo_e, hi_e + 1)]
     return bar_plot(title, bars, "samples", logx_labels=True, xlabel="latency (bucket lower bound)")
+
+
+def log_bar_plot(title, bars, ylabel, w, h, logx_labels, xlabel):
+    """bar_plot on a log10 axis: heights from the decade below the smallest
+    value; each bar's own figure is drawn above it."""
+    pos = [v for _, v in bars if v > 0]
+    d0 = math.floor(math.log10(min(pos)))
+    d1 = max(math.ceil(math.log10(max(pos))), d0 + 1)
+    L, R, T, B = 58, 12, 26, 70 if not logx_labels else 40
+    H = h - T - B
+
+    def Y(v):
+        return h - B - (math.log10(v) - d0) / (d1 - d0) * H if v > 0 else h - B
+
+    bw = (w - L - R) / len(bars)
+    body = []
+    for d in range(d0, d1 + 1):
+        body.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
+                    '<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (
+                        L, w - R, Y(10 ** d), Y(10 ** d), L - 4, Y(10 ** d) + 3, fmt(10 ** d)))
+    for i, (lab, v) in enumerate(bars):
+        x = L + i * bw
+        top = Y(v)
+        body.append('<rect class="bar" data-value="%s" x="%.1f" y="%.1f" width="%.1f" '
+                    'height="%.1f" fill="%s"><title>%s: %s</title></rect>'
+                    '<text x="%.1f" y="%.1f" font-size="9" text-anchor="middle">%s</text>' % (
+                        v, x + bw * 0.1, top, max(bw * 0.8, 1), h - B - top,
+                        COLORS[i % len(COLORS)], html.escape(lab), fmt(v),
+                        x + bw / 2, top - 2, fmt(v)))
+        body.append('<text x="%.1f" y="%d" font-size="10" text-anchor="end" '
+                    'transform="rotate(-30 %.1f %d)">%s</text>' % (
+                        x + bw / 2, h - B + 12, x + bw / 2, h - B + 12, html.escape(lab)))
+    body.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (L, w - R, h - B, h - B))
+    body.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (L, L, T, h - B))
+    return svg_frame(w, h, title + " (log scale)", xlabel, ylabel, "bar", 1, len(bars),
+                     "".join(body))
