@@ -90,6 +90,9 @@ out=$(cd "$out" && pwd)
 history=${history:-$out}
 [ -d "$history" ] || kmgr_die "--history $history: not a directory"
 
+# pd CMD...: CMD dies with this script (PR_SET_PDEATHSIG), SIGKILL included
+pd=()
+! command -v setpriv >/dev/null || pd=(setpriv --pdeathsig KILL --)
 day=$(date -u +%Y-%m-%d)
 run=$(date -u +%Y-%m-%dT%H%MZ) # several runs a day each keep their folder
 night=$out/$run
@@ -194,7 +197,8 @@ if [ "$do_stress" = 1 ]; then
 			stamp "stress_$b ($preset) for ${secs}s"
 			env_extra=()
 			[ "$preset" = release ] && env_extra=(MALLOC_CONF=junk:true)
-			kmgr_waited sh -c 'cd "$1" && shift && exec "$@"' sh "$night" env "${env_extra[@]}" \
+			# under setpriv --pdeathsig: a SIGKILL of the night ends the run too
+			kmgr_waited "${pd[@]}" sh -c 'cd "$1" && shift && exec "$@"' sh "$night" env "${env_extra[@]}" \
 				"$build/stress/stress_$b" --seconds "$secs" \
 				--threads "$threads" --seed "$(date -u +%j)" --stall-seconds 60 \
 				--json "$json" --repro-dir "$night/repro" --quiet >"$log" 2>&1

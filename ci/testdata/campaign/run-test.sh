@@ -62,6 +62,17 @@ quick() {
 	[ -z "$(ls -d "$tmp/w2"/.scratch.* "$tmp/w2"/.summary.* "$tmp/w2"/.records.* 2>/dev/null)" ] ||
 		fail "SIGKILL: scratch left: $(ls -d "$tmp/w2"/.s* "$tmp/w2"/.r* 2>/dev/null | paste -sd' ')"
 	kill -KILL $(left "kill-$$") 2>/dev/null
+	# --jobs by default: the CPUs this process may run on; a cgroup CPU
+	# quota of one CPU (a made-up cgroup tree, cgroup v2 and v1 files)
+	mkdir -p "$tmp/cg/cpu"
+	echo "100000 100000" >"$tmp/cg/cpu.max"
+	echo 100000 >"$tmp/cg/cpu/cpu.cfs_quota_us"
+	echo 100000 >"$tmp/cg/cpu/cpu.cfs_period_us"
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w3" KMGR_CGROUP_ROOT="$tmp/cg" bash "$root/ci/fuzz.sh" \
+		--seconds 2 --targets concurrent --json "$tmp/cg.json" >"$tmp/cg.out" 2>&1 ||
+		fail "--seconds 2 under a 1-CPU quota: $(tail -n 2 "$tmp/cg.out")"
+	grep -q '"jobs": 1,' "$tmp/cg.json" 2>/dev/null ||
+		fail "--jobs default under a 1-CPU cgroup quota: $(grep -o '"jobs": [0-9]*' "$tmp/cg.json" 2>/dev/null)"
 	# the work folder on a full disk
 	mkdir -p "$tmp/full"
 	if ! mount -t tmpfs -o size=2m tmpfs "$tmp/full" 2>/dev/null; then
