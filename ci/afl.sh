@@ -17,7 +17,10 @@
 # already in corpus/<t>/ are copied there and into libFuzzer's corpora, so
 # both engines share one corpus.  Interrupted (INT, TERM, HUP): stops every
 # process it started, prints the summary so far marked "interrupted" and
-# exits 128+signal.  Exits 1 when a crash was saved, 2 on bad usage.
+# exits 128+signal.  One run at a time (a lock on fuzz-work/afl); a
+# folder that cannot be written fails the run with one line (exit 3).
+# Killed (SIGKILL): a watchdog reaps every process of the run by its tag.
+# Exits 1 when a crash was saved, 2 on bad usage, 3 when the run failed.
 set -euo pipefail
 . "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
@@ -85,13 +88,31 @@ export AFL_AUTORESUME=1
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
 work=$root/fuzz-work/afl
-mkdir -p "$work"
-summary=$(mktemp "$work/.summary.XXXXXX")
+# failed CAUSE: the run failed (not a finding): one line, exit 3
+failed() {
+	echo "afl.sh: FAILED: $*" >&2
+	exit 3
+}
+err=$(mkdir -p "$work" 2>&1) || failed "cannot create $work: ${err##*: }"
+# one run at a time in fuzz-work/afl (the instances resume its queues)
+{ exec 9>>"$work/.lock"; } 2>/dev/null || failed "cannot write in $work"
+flock -n 9 || kmgr_die "another afl.sh run uses $work; wait for it"
+err=$( { head -c 65536 /dev/zero >"$work/.write-probe.$$"; } 2>&1) ||
+	{ rm -f "$work/.write-probe.$$"; failed "cannot write in $work: ${err##*: }"; }
+rm -f "$work/.write-probe.$$"
+summary=$(mktemp "$work/.summary.XXXXXX" 2>/dev/null) || failed "cannot write in $work"
 pids=()
 # Every process of this run carries KMGR_AFL_RUN=$run in its environment
 # (ci/lib/afl.sh says why): what a kill of the afl-fuzz pids misses, the
 # reaping finds by it.
 run=$$.$RANDOM$RANDOM
+# The watchdog (bash cannot trap SIGKILL): a process of its own session
+# that, once this script is gone, reaps every process of the run by its tag
+# and removes the summary file; it ends with the summary file.
+setsid bash -c '. "$3"; while kill -0 "$1" 2>/dev/null && [ -e "$2" ]; do sleep 0.5; done
+	[ -e "$2" ] || exit 0
+	kmgr_reap_tagged "KMGR_AFL_RUN=$4" afl-watchdog; rm -f "$2"' afl-watchdog "$$" "$summary" \
+	"$root/ci/lib/afl.sh" "$run" </dev/null >/dev/null 2>&1 &
 # stop_all: SIGTERM to the instances (they write their stats), up to 5 s
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
 # also ends a stopped process), until nothing is.
@@ -318,6 +339,6 @@ echo
 echo "== afl.sh summary (${minutes} min, ${share}s per target, $jobs instance(s), CmpLog on one)"
 printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs
 cat "$summary"
-cp "$summary" "$work/summary.txt"
+cp "$summary" "$work/summary.txt" 2>/dev/null || failed "writing $work/summary.txt failed"
 [ "$crashes" -eq 0 ] || { echo "afl.sh: $crashes crash(es)"; exit 1; }
 echo "afl.sh: no crashes"
