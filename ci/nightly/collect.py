@@ -334,18 +334,29 @@ def finding_key(f):
     return str(f.get("key") or f.get("dedup_token") or f.get("bucket") or "")
 
 
-def mark_new(findings, trend):
+def mark_new(findings, trend, this_run=None):
     """Each finding new, or known since the first night (oldest first in
-    trend) whose finding keys hold its key."""
-    first = {}
+    trend) whose finding keys hold its key; first_seen and last_seen (this
+    night when it is here).  Returns the known findings not seen tonight,
+    one per key: {key, label, first_seen, last_seen, nights}."""
+    first, last, nights, labels = {}, {}, {}, {}
     for n in trend:
         for k in n.get("finding_keys") or []:
             first.setdefault(k, n["run"])
+            last[k] = n["run"]
+            nights[k] = nights.get(k, 0) + 1
+        labels.update(n.get("finding_labels") or {})
     for f in findings:
         f["key"] = finding_key(f)
         f["crash_type"], f["frames"] = crash_state(f)
         f["first_seen"] = first.get(f["key"])
+        f["last_seen"] = this_run if f.get("reproduces") else last.get(f["key"])
+        f["nights"] = nights.get(f["key"], 0) + (1 if f.get("reproduces") else 0)
         f["new"] = bool(f.get("reproduces")) and f["key"] not in first
+    here = {f["key"] for f in findings if f.get("reproduces")}
+    return [{"key": k, "label": labels.get(k) or k, "first_seen": first[k], "last_seen": last[k],
+             "nights": nights[k]} for k in sorted(first, key=lambda k: last[k], reverse=True)
+            if k not in here]
 
 
 def runnable(tool):
@@ -522,6 +533,10 @@ def night_totals(j):
     return {"date": j.get("date"), "run": run_id(j),
             "finding_keys": sorted({finding_key(f) for f in j.get("findings", [])
                                     if f.get("reproduces")}),
+            "finding_labels": {finding_key(f): "%s %s" % (
+                f.get("crash_type") or f.get("bucket") or "",
+                " < ".join(f.get("frames") or [])) for f in j.get("findings", [])
+                if f.get("reproduces")},
             "fuzz": {t: {"exec_s": (v.get("final") or {}).get("exec_s"),
                          "cov": (v.get("final") or {}).get("cov")}
                      for t, v in ((j.get("fuzz") or {}).get("libfuzzer") or {}).items()

@@ -83,13 +83,16 @@ def finding_status(f):
         return '<td class="note">does not reproduce</td>'
     if f.get("new"):
         return '<td class="new">new</td>'
-    return '<td class="known">known since %s</td>' % esc(f.get("first_seen"))
+    return '<td class="known">known since %s (%d night(s))</td>' % (
+        esc(f.get("first_seen")), f.get("nights") or 1)
 
 
 def findings_section(rep):
     h = ['<h2 id="findings-h">Findings by bucket</h2>']
+    gone = rep.get("not_seen") or []
     if not rep["findings"]:
-        return h + ['<p class="note" id="no-findings">no findings</p>']
+        h.append('<p class="note" id="no-findings">no findings</p>')
+        return h + not_seen_table(gone)
     h.append('<table id="findings"><tr><th>status</th><th>crash state</th><th>top frames</th>'
              '<th>count</th><th>source</th><th>reliability</th><th>smallest</th>'
              '<th>reproduce</th></tr>')
@@ -102,6 +105,21 @@ def findings_section(rep):
                      "<br>".join(esc(x) for x in f.get("frames") or []) or "-", f["count"],
                      esc(f.get("source")), esc(f.get("reliability") or "-"),
                      link(f.get("smallest"), f.get("href")), esc(f.get("reproduce"))))
+    h.append('</table>')
+    return h + not_seen_table(gone)
+
+
+def not_seen_table(gone):
+    """The known findings (one row per crash-state key) absent tonight: fixed,
+    or gone shallow; first and last night seen."""
+    if not gone:
+        return []
+    h = ['<table id="not-seen"><tr><th>status</th><th>crash state</th><th>first seen</th>'
+         '<th>last seen</th><th>nights</th></tr>']
+    for g in gone:
+        h.append('<tr class="gone"><td class="note">not seen tonight</td><td>%s</td><td>%s</td>'
+                 '<td>%s</td><td class="n">%d</td></tr>' % (
+                     esc(g["label"]), esc(g["first_seen"]), esc(g["last_seen"]), g["nights"]))
     h.append('</table>')
     return h
 

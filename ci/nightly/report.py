@@ -87,7 +87,7 @@ def main(argv):
         rep["coverage"] = cj["targets"]
         rep["coverage_dir"] = os.path.join(a.night, "coverage")
     hist = collect_history(a.history, a.trend, rep["run"]) if a.history else []
-    mark_new(findings, hist)
+    rep["not_seen"] = mark_new(findings, hist, rep["run"])
     html_out = a.html or os.path.join(a.night, "nightly.html")
     json_out = a.json or os.path.join(a.night, "nightly.json")
     add_links(rep, a.night, os.path.dirname(os.path.abspath(html_out)))
