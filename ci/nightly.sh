@@ -178,6 +178,29 @@ trap 'on_signal SIGINT 130' INT
 trap 'on_signal SIGTERM 143' TERM
 trap 'on_signal SIGHUP 129' HUP
 
+# stress_died BIN PRESET RC LOG JSON BUILD: the FAILURE line and a JSON
+# for a stress run that left none
+stress_died() {
+	local b=$1 p=$2 rc=$3 log=$4 json=$5 bld=$6 why repro cmd
+	why=$(grep -aoE '(SUMMARY: [A-Za-z]+Sanitizer: .*|Assertion .* failed.*|KSCHED [A-Z]+.*|ORACLE: .*)' "$log" |
+		head -n 1 | cut -c1-200)
+	[ -n "$why" ] || why="exit $rc$([ "$rc" -le 128 ] || echo " (SIG$(kill -l $((rc - 128)) 2>/dev/null))")"
+	repro=$(ls -t "$night/repro" 2>/dev/null | grep "^stress_$b" | head -1)
+	cmd=""
+	[ -z "$repro" ] || cmd="$night/repro/$repro"
+	echo "stress_$b ($p): FAILURE: $why (log $log${repro:+, repro $night/repro/$repro})"
+	mkdir -p "$night/stress-crashes" && cp "$log" "$night/stress-crashes/$p-stress_$b.log"
+	python3 - "$json" "$b" "$p" "$rc" "$why" "$log" "$repro" "$cmd" "$bld/stress/stress_$b" <<'PY'
+import json, shlex, sys
+out, b, p, rc, why, log, repro, rpath, binary = sys.argv[1:]
+# the replay command, safe to paste into sh whatever the paths hold
+cmd = "%s --replay %s" % (shlex.quote(binary), shlex.quote(rpath)) if rpath else ""
+json.dump({"binary": "stress_" + b, "preset": p, "result": "FAILURE", "exit": int(rc),
+           "failures": [why], "log": log, "repro": repro, "command": cmd, "died": True},
+          open(out, "w"))
+PY
+}
+
 if [ "$do_stress" = 1 ]; then
 	for preset in $presets; do
 		build="$build_root/$preset"
@@ -213,27 +236,6 @@ if [ "$do_stress" = 1 ]; then
 		done
 	done
 fi
-
-# stress_died BIN PRESET RC LOG JSON BUILD: the FAILURE line and a JSON
-# for a stress run that left none
-stress_died() {
-	local b=$1 p=$2 rc=$3 log=$4 json=$5 bld=$6 why repro cmd
-	why=$(grep -aoE '(SUMMARY: [A-Za-z]+Sanitizer: .*|Assertion .* failed.*|KSCHED [A-Z]+.*|ORACLE: .*)' "$log" |
-		head -n 1 | cut -c1-200)
-	[ -n "$why" ] || why="exit $rc$([ "$rc" -le 128 ] || echo " (SIG$(kill -l $((rc - 128)) 2>/dev/null))")"
-	repro=$(ls -t "$night/repro" 2>/dev/null | grep "^stress_$b" | head -1)
-	cmd=""
-	[ -z "$repro" ] || cmd="$bld/stress/stress_$b --replay $night/repro/$repro"
-	echo "stress_$b ($p): FAILURE: $why (log $log${repro:+, repro $night/repro/$repro})"
-	mkdir -p "$night/stress-crashes" && cp "$log" "$night/stress-crashes/$p-stress_$b.log"
-	python3 - "$json" "$b" "$p" "$rc" "$why" "$log" "$repro" "$cmd" <<'PY'
-import json, sys
-out, b, p, rc, why, log, repro, cmd = sys.argv[1:]
-json.dump({"binary": "stress_" + b, "preset": p, "result": "FAILURE", "exit": int(rc),
-           "failures": [why], "log": log, "repro": repro, "command": cmd, "died": True},
-          open(out, "w"))
-PY
-}
 
 # fuzz_preset P MINUTES: ci/fuzz.sh under P; its logs to fuzz/P/, this
 # night's crash files to findings/P/<target>/, triaged with P's kmgr-repro

@@ -213,7 +213,7 @@ def collect_stress(night):
             continue
         r = {k: j.get(k) for k in ("binary", "result", "exit", "command", "ops", "ops_per_s",
                                     "elapsed_s", "drains", "stall", "failures", "repro",
-                                    "latency_ns")}
+                                    "latency_ns", "died", "interrupted")}
         r["preset"] = preset
         r["file"] = p
         for sub in j.values():
@@ -243,6 +243,10 @@ def collect_triage(night, tool):
             # kmgr-repro triage --json: signature, dedup_token, count,
             # example, example_bytes, target, reproduce
             sig = str(b.get("signature") or "?")
+            if source == "stress" and sig.startswith("("):
+                # a triage that does not read stress logs yet ("(unusable
+                # file)", "(no failure)"): the runs keep their own rows
+                continue
             try:
                 count = int(b.get("count", 1))
             except (TypeError, ValueError):
@@ -270,10 +274,12 @@ def collect_triage(night, tool):
     return buckets
 
 
-def stress_findings(runs, triaged=False):
+def stress_findings(runs, triaged=0):
     """A finding per failed stress run; runs that died (no --json summary of
-    their own) are left to triage-stress.json when there is one."""
+    their own) are left to triage-stress.json when its buckets count them
+    all (triaged: the sum of its buckets' counts)."""
     out = []
+    triaged = triaged >= sum(1 for r in runs if r.get("died"))
     for r in runs:
         if r.get("result") == "SUCCESS" or r.get("interrupted"):
             continue
@@ -282,11 +288,13 @@ def stress_findings(runs, triaged=False):
         fails = r.get("failures") or ["FAILURE without a message"]
         cmd = r.get("command") or ""
         rep = r.get("repro") or ""
+        if rep and os.sep not in rep:
+            rep = os.path.join("repro", rep)  # nightly.sh's --repro-dir, in the night
         out.append({"bucket": "%s: %s" % (r.get("binary"), fails[0]), "count": len(fails),
                     "smallest": rep, "source": "stress %s" % r.get("preset", ""),
                     "reproduces": True,
-                    "reproduce": ("%s --replay %s" % (cmd.split()[0], rep)) if rep and cmd
-                    else cmd})
+                    "reproduce": cmd if r.get("died") else
+                    ("%s --replay %s" % (cmd.split()[0], rep)) if rep and cmd else cmd})
     return out
 
 
@@ -436,6 +444,11 @@ def add_links(rep, night, page_dir):
         r["href"] = href(r["file"], page_dir)
         b = str(r.get("binary") or "").replace("stress_", "")
         r["log_href"] = href(os.path.join(night, "logs", "%s-%s.log" % (r["preset"], b)), page_dir)
+        rp = r.get("repro")
+        if rp:
+            rp = rp if os.path.isabs(rp) else os.path.join(night, "repro", os.path.basename(rp))
+            if os.path.exists(rp):
+                r["repro_href"] = href(rp, page_dir)
     for r in rep.get("coverage") or []:
         r["href"] = href(os.path.join(rep["coverage_dir"], str(r.get("target")), "html",
                                       "index.html"), page_dir)

@@ -219,7 +219,8 @@ def stress_section(rep):
         dr = " / ".join(ns_label(un[k]) for k in ("p50", "p99", "max")) \
             if un and un.get("count") else "-"
         fl = "; ".join(r.get("failures") or []) or "none"
-        files = " ".join(link(n, r.get(k)) for n, k in (("json", "href"), ("log", "log_href"))
+        files = " ".join(link(n, r.get(k)) for n, k in (("json", "href"), ("log", "log_href"),
+                                                        ("repro", "repro_href"))
                          if r.get(k)) or "-"
         h.append('<tr class="stress-row"><td>%s</td><td>%s</td><td class="%s">%s</td>'
                  '<td class="n">%s</td><td class="n">%s</td><td>%s</td><td>%s%s</td>'
