@@ -35,6 +35,22 @@ left() { grep -lzx "KMGR_CAMPAIGN_MARK=$1" /proc/[0-9]*/environ 2>/dev/null | cu
 
 quick() {
 	local rc pid n
+	# SIGKILL of ci/nightly.sh while a stress binary runs: it dies too
+	if [ -x "$build/stress/stress_refdrain" ]; then
+		env KMGR_CAMPAIGN_MARK=night-$$ bash "$root/ci/nightly.sh" --minutes 1 --presets "$(basename "$build")" \
+			--build-root "$(dirname "$build")" --binaries refdrain --skip-fuzz --skip-coverage --skip-mutants \
+			--keep 0 --out "$tmp/nights" >"$tmp/night.out" 2>&1 &
+		pid=$!
+		for n in $(seq 150); do grep -q 'stress_refdrain (' "$tmp/night.out" 2>/dev/null && break; sleep 0.2; done
+		sleep 2
+		[ -n "$(left "night-$$")" ] || fail "nightly SIGKILL: nothing was running: $(tail -n 3 "$tmp/night.out")"
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		sleep 5
+		[ -z "$(left "night-$$")" ] ||
+			fail "nightly SIGKILL: 5 s later still running: $(left "night-$$" | xargs ps -o args= -p | cut -c1-80 | paste -sd';')"
+		kill -KILL $(left "night-$$") 2>/dev/null
+	fi
 	# a second run of the same work folder while one runs
 	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w1" KMGR_CAMPAIGN_MARK=lock-$$ \
 		bash "$root/ci/fuzz.sh" $budget --targets concurrent --jobs 1 >"$tmp/first.out" 2>&1 &
