@@ -498,8 +498,13 @@ for t in "${tlist[@]}"; do
 		n=$(wc -l <"$dir/fuzz.log")
 		tail -n +"$((seen + 1))" "$dir/fuzz.log" | head -n "$((n - seen))" | grep -aE "$sigpat" | cut -c1-160 || true
 		seen=$n
-		c_cov="" c_ft="" c_corp="" c_eps=""
-		read -r c_cov c_ft c_corp c_eps _ <<<"$(figures "$dir" "$mode")" || true
+		c_cov="" c_ft="" c_corp="" c_eps="" c_execs=""
+		read -r c_cov c_ft c_corp c_eps c_execs <<<"$(figures "$dir" "$mode")" || true
+		# libFuzzer's exec/s is 0 on a line of its first second: from the
+		# executions so far instead
+		if [ "${c_eps:-}" = 0 ] && [ "${c_execs:-0}" -gt 0 ]; then
+			c_eps=$((c_execs / (SECONDS - start > 0 ? SECONDS - start : 1)))
+		fi
 		nart=$(find "$dir/artifacts" -maxdepth 1 -type f -newer "$stamp" | wc -l)
 		# both modes go on after a finding (fork mode: -ignore_crashes)
 		[ "$nart" -le "$nseen" ] || echo "fuzz.sh: $t: finding recorded; fuzzing on"
