@@ -120,8 +120,10 @@ write_report() {
 	local commit
 	commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	# meta.json whole or not at all (a full disk: one line, no 0-byte file)
-	python3 - "$night/meta.json" "$day" "$run" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" \
-		"$interrupted" "${parts[@]}" <<'PY' || { ok=0; echo "nightly.sh: FAILED: the report was not written"; return 1; }
+	local why
+	why=$(python3 - "$night/meta.json" "$day" "$run" "$minutes" "$commit" "ci/nightly.sh ${args[*]}" \
+		"$interrupted" "${parts[@]}" 2>&1 <<'PY'
+
 import json, os, sys
 path, day, run, minutes, commit, command, interrupted = sys.argv[1:8]
 parts = {k: int(v) for k, v in (a.split("=", 1) for a in sys.argv[8:])}
@@ -139,9 +141,10 @@ except OSError as e:
         os.unlink(tmp)
     except OSError:
         pass
-    sys.stderr.write("nightly.sh: writing %s failed: %s\n" % (path, e.strerror))
+    sys.stderr.write("writing %s failed: %s" % (path, e.strerror))
     sys.exit(1)
 PY
+	) || { ok=0; echo "nightly.sh: FAILED: the report was not written: $why"; return 1; }
 	local err=$night/logs/report.err
 	if python3 "$src/ci/nightly/report.py" --night "$night" --history "$history" \
 		--trend "$out/trend.json" --keep "$keep" \

@@ -105,6 +105,18 @@ quick() {
 	[ "$(grep -c 'FAILED' "$tmp/full.err")" = 1 ] && grep -q 'No space left on device' "$tmp/full.err" ||
 		fail "full disk: no one line naming the cause: $(head -c 300 "$tmp/full.err")"
 	echo "campaign-test: full disk: exit $rc, $(cat "$tmp/full.err")"
+	# ci/nightly.sh with its --out there (no part run: the report alone)
+	bash "$root/ci/nightly.sh" --minutes 1 --skip-stress --skip-fuzz --skip-coverage --skip-mutants \
+		--keep 0 --out "$mnt/nights" >"$tmp/nfull.out" 2>&1
+	rc=$?
+	[ "$rc" != 0 ] || fail "nightly on a full disk: exit 0"
+	grep -q '^nightly.sh: report ' "$tmp/nfull.out" && fail "nightly on a full disk: says 'report ...'"
+	grep -q 'Traceback' "$tmp/nfull.out" && fail "nightly on a full disk: a Python traceback"
+	[ "$(grep -c 'FAILED' "$tmp/nfull.out")" = 1 ] && grep -q 'No space left on device' "$tmp/nfull.out" ||
+		fail "nightly on a full disk: no one FAILED line naming the cause: $(head -c 300 "$tmp/nfull.out")"
+	[ -z "$(find "$mnt/nights" \( -name '*.tmp*' -o -name meta.json -size 0 \) 2>/dev/null)" ] ||
+		fail "nightly on a full disk: left $(find "$mnt/nights" \( -name '*.tmp*' -o -name meta.json -size 0 \))"
+	echo "campaign-test: nightly on a full disk: exit $rc, $(grep FAILED "$tmp/nfull.out")"
 }
 
 mutant() {
