@@ -1,22 +1,39 @@
 #!/usr/bin/env bash
-# ci/bench/scale-bench.sh [--seconds N] [--target T] [--help]
-# BENCHMARKS.md, "Every core": exec/s and coverage of one target with one and
-# with two workers, for libFuzzer (in-process, -jobs=2 -workers=2 on one
-# corpus folder, -fork=1, -fork=2) and AFL++ (-M alone, -M + -S; CmpLog on
-# new finds only, as ci/afl.sh runs it), one run after the other in this
-# invocation, each from
-# a fresh copy of corpus/T with the target's dictionary.  Needs the asan
-# build (build/asan) and ci/afl.sh's two builds (build/afl, build/afl-cmplog).
-# Prints one row per run: engine, workers, exec/s (all workers over the wall
-# time), coverage (libFuzzer cov; AFL++ edges_found), corpus, AFL stability.
+# ci/bench/scale-bench.sh [--seconds N] [--targets a,b] [--afl-target T] [--no-afl] [--help]
+# BENCHMARKS.md, "Every core": the paired ratios of issue 39 in one run.
+# For each target (default concurrent,api_nrt,api_seq), four libFuzzer
+# runs of N seconds (default 20), each the way ci/fuzz.sh runs a worker
+# (the target's corpus/T.options, a fresh copy of corpus/T, workers on one
+# shared folder, worker K with -seed=K+1): one worker free, one worker
+# pinned to CPU 0, two workers free, two workers both pinned to CPU 0.
+# Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
+# on the secondary) on the AFL target (default api_seq), free and pinned.
+# Prints a row per run (total executions, exec/s, each worker's CPU time
+# over its wall time, coverage) and per target the ratios:
+#   x2cpu  executions of 2 workers / 1 worker, free on 2 CPUs (goal >= 1.8)
+#   x1cpu  the same, everything pinned to one CPU (goal >= 0.95)
+#   pin    one worker pinned / free (goal 0.9 .. 1.1)
+# cpu/wall above 1.0 for one worker would mean something beside the fuzz
+# loop runs on another CPU.  Wall-clock ratios need a quiet machine; the
+# CPU time an execution costs (us/exec, all workers' user+system time over
+# their executions) and its ratios (cpu: 2 workers / 1, pinned / free)
+# hold under load: above x1.0, two workers or the pinning make each
+# execution dearer (shared caches, memory, page faults), not just slower.
+# Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
+# AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
-secs=240 t=api_seq
+secs=20 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	--seconds | --target)
+	-h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+	--no-afl) afl=0; shift ;;
+	--seconds | --targets | --target | --afl-target)
 		[ $# -ge 2 ] || { echo "scale-bench: $1 needs a value" >&2; exit 2; }
-		if [ "$1" = --seconds ]; then secs=$2; else t=$2; fi
+		case "$1" in
+		--seconds) secs=$2 ;;
+		--afl-target) aflt=$2 ;;
+		*) targets=$2 ;;
+		esac
 		shift 2
 		;;
 	*) echo "scale-bench: unknown argument $1 (--help)" >&2; exit 2 ;;
@@ -24,75 +41,126 @@ while [ $# -gt 0 ]; do
 done
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 10 ] || { echo "scale-bench: --seconds N, N >= 10" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
-[ -d "$root/corpus/$t" ] || { echo "scale-bench: unknown target $t" >&2; exit 2; }
-lf=$root/build/asan/fuzz/$t afl=$root/build/afl/fuzz/$t cl=$root/build/afl-cmplog/fuzz/$t
-for b in "$lf" "$afl" "$cl"; do
-	[ -x "$b" ] || { echo "scale-bench: $b missing (cmake --build --preset asan; ci/afl.sh builds the AFL++ ones)" >&2; exit 2; }
+IFS=, read -r -a tlist <<<"$targets"
+[ "${#tlist[@]}" -gt 0 ] || { echo "scale-bench: --targets names none" >&2; exit 2; }
+for t in "${tlist[@]}" $([ "$afl" = 0 ] || echo "$aflt"); do
+	[ -d "$root/corpus/$t" ] || { echo "scale-bench: unknown target $t" >&2; exit 2; }
 done
+for t in "${tlist[@]}"; do
+	[ -x "$root/build/asan/fuzz/$t" ] || { echo "scale-bench: build/asan/fuzz/$t missing (cmake --build --preset asan --target fuzz_$t)" >&2; exit 2; }
+done
+if [ "$afl" = 1 ]; then
+	for b in "$root/build/afl/fuzz/$aflt" "$root/build/afl-cmplog/fuzz/$aflt"; do
+		[ -x "$b" ] || { echo "scale-bench: $b missing (ci/afl.sh builds it; or --no-afl)" >&2; exit 2; }
+	done
+fi
+[ "$(nproc)" -ge 2 ] || echo "scale-bench: $(nproc) CPU: the two-CPU rows are not what they say" >&2
 . "$root/sanitizers/env.sh"
+. "$root/ci/lib/options.sh"
 . "$root/ci/lib/afl.sh"
-. "$root/ci/lib/libfuzzer.sh"
 work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 # Every afl-fuzz of this run, and so its fork servers and their children,
 # carries KMGR_SCALE_RUN=$run (ci/lib/afl.sh): a CmpLog persistent-mode
 # child is left stopped even after afl-fuzz -V ends normally, one per run
 # when nothing reaps it.  reap kills what is left after each AFL++ row.
 run=$$.$RANDOM$RANDOM
+pids=()
 reap() { kmgr_reap_tagged "KMGR_SCALE_RUN=$run" scale-bench || true; }
-trap 'reap; rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-dict=$root/corpus/$t.dict
-row() { printf '%-10s %-13s %7s %8s %7s %7s %9s\n' "$@"; }
-row engine mode workers exec/s cov corpus stability
+stop() {
+	[ "${#pids[@]}" = 0 ] || kill -TERM "${pids[@]}" 2>/dev/null || true
+	wait 2>/dev/null || true
+}
+trap 'stop; reap; rm -rf "$work"' EXIT
+trap 'echo "scale-bench: interrupted" >&2; exit 130' INT
+trap 'echo "scale-bench: terminated" >&2; exit 143' TERM
+row() { printf '%-11s %-10s %7s %10s %8s %8s %-11s %6s\n' "$@"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "x%.2f", a / b; else printf "?" }'; }
 
-# libFuzzer: in-process, two in-process jobs on one corpus folder, then fork
-# mode with 1 and 2 workers
-for mode in inproc jobs2 1 2; do
-	d=$work/lf-$mode
-	mkdir -p "$d/corpus" "$d/art"
+# lf_flags T: the [libfuzzer] section of corpus/T.options as flags
+lf_flags() {
+	local kv k v
+	flags=()
+	[ -f "$root/corpus/$1.options" ] || return 0
+	while IFS= read -r kv; do
+		k=${kv%%=*} v=${kv#*=}
+		[ "$k" != dict ] || [[ "$v" = /* ]] || v=$root/corpus/$v
+		flags+=("-$k=$v")
+	done < <(kmgr_opt_keys "$root/corpus/$1.options" libfuzzer)
+}
+
+# lf T NAME WORKERS PIN: one libFuzzer row; sets execs and us (CPU
+# microseconds an execution)
+lf() {
+	local t=$1 d=$work/$1-$2 n=$3 k pre=() cw="" cov cpu
+	[ "$4" = pin ] && pre=(taskset -c 0)
+	mkdir -p "$d/corpus" "$d/new" "$d/art"
 	cp "$root/corpus/$t"/* "$d/corpus/"
-	args=(-dict="$dict" -max_len=4096 -timeout=25 -rss_limit_mb=4096 -max_total_time="$secs" -artifact_prefix="$d/art/")
-	if [ "$mode" = inproc ]; then
-		"$lf" "${args[@]}" -print_final_stats=1 "$d/corpus" >"$d/log" 2>&1 || true
-		eps=$(kmgr_lf_final_eps "$d/log")
-		w=1
-	elif [ "$mode" = jobs2 ]; then
-		# each job writes fuzz-<i>.log in the working folder; exec/s: the sum
-		(cd "$d" && "$lf" "${args[@]}" -print_final_stats=1 -jobs=2 -workers=2 "$d/corpus" \
-			>"$d/log" 2>&1) || true
-		cat "$d"/fuzz-*.log >>"$d/log" 2>/dev/null || true
-		eps=0
-		for f in "$d"/fuzz-*.log; do
-			v=$(kmgr_lf_final_eps "$f")
-			eps=$((eps + ${v:-0}))
-		done
-		w=2
-	else
-		"$lf" "${args[@]}" -fork="$mode" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-			"$d/corpus" >"$d/log" 2>&1 || true
-		eps=$(kmgr_lf_status "$d/log" | awk '{print $4}')
-		w=$mode mode=fork
-	fi
-	cov=$(grep -aoE 'cov: [0-9]+' "$d/log" | cut -d' ' -f2 | sort -n | tail -1)
-	row libFuzzer "$mode" "$w" "${eps:-?}" "${cov:-?}" "$(find "$d/corpus" -type f | wc -l)" -
-done
+	lf_flags "$t"
+	pids=()
+	for ((k = 0; k < n; k++)); do
+		/usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
+			-timeout=25 -rss_limit_mb=4096 "${flags[@]}" -seed=$((k + 1)) -max_total_time="$secs" \
+			-print_final_stats=1 -artifact_prefix="$d/art/" "$d/new" "$d/corpus" >"$d/log-$k" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || true
+	pids=()
+	execs=0
+	for ((k = 0; k < n; k++)); do
+		execs=$((execs + $(awk '/stat::number_of_executed_units/ { u = $2 } END { print u + 0 }' "$d/log-$k")))
+		cw+="$(awk 'NF == 3 && $3 > 0 { printf "%.2f", ($1 + $2) / $3 }' "$d/time-$k") "
+	done
+	cov=$(cat "$d"/log-* | grep -aoE 'cov: [0-9]+' | cut -d' ' -f2 | sort -n | tail -1)
+	cpu=$(cat "$d"/time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
+	us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
+	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(echo $cw | tr ' ' /)" "${cov:-?}"
+}
 
-# AFL++: -M alone (with CmpLog), then -M + -S (CmpLog on the secondary)
-kmgr_afl_env
-export AFL_CMPLOG_ONLY_NEW=1
-for n in 1 2; do
-	out=$work/afl-$n
-	if [ "$n" = 1 ]; then
-		KMGR_SCALE_RUN=$run afl-fuzz -M main -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 || true
+# afl NAME INSTANCES PIN: one AFL++ row (ci/afl.sh's way); sets execs
+afl_row() {
+	local out=$work/afl-$1 pre=() p=""
+	[ "$3" = pin ] && pre=(taskset -c 0)
+	if [ "$2" = 1 ]; then
+		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -M main -c "$cl" -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
+			-m none -t 5000 -V "$secs" -- "$ab" >"$out.main.log" 2>&1 || true
 	else
-		KMGR_SCALE_RUN=$run afl-fuzz -M main -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-main.log" 2>&1 &
+		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -M main -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
+			-m none -t 5000 -V "$secs" -- "$ab" >"$out.main.log" 2>&1 &
 		p=$!
-		KMGR_SCALE_RUN=$run afl-fuzz -S s1 -c "$cl" -i "$root/corpus/$t" -o "$out" -x "$dict" -m none -t 5000 -V "$secs" -- "$afl" >"$work/afl-$n-s1.log" 2>&1 || true
+		pids=("$p")
+		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -S s1 -c "$cl" -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
+			-m none -t 5000 -V "$secs" -- "$ab" >"$out.s1.log" 2>&1 || true
 		wait "$p" || true
+		pids=()
 	fi
 	reap
-	st() { cat "$out"/*/fuzzer_stats 2>/dev/null | awk -v k="$1" '$1 == k {print $3}'; }
-	execs=$(st execs_done | awk '{s += $1} END {printf "%d", s}')
-	row AFL++ "$([ "$n" = 1 ] && echo M+cmplog || echo M+S-cmplog)" "$n" "$((execs / secs))" \
-		"$(st edges_found | sort -n | tail -1)" "$(st corpus_count | sort -n | tail -1)" "$(st stability | tr '\n' ' ')"
+	execs=$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "execs_done" { s += $3 } END { printf "%d", s }')
+	row "$aflt" "$1" "$2" "$execs" "$((execs / secs))" - - \
+		"$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "edges_found" { print $3 }' | sort -n | tail -1)"
+}
+
+echo "scale-bench: $secs s a run, $(nproc) CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+row target run workers execs exec/s us/exec cpu/wall cov
+summary=()
+for t in "${tlist[@]}"; do
+	lf "$t" free1 1 free; e_f1=$execs u_f1=$us
+	lf "$t" pin1 1 pin; e_p1=$execs u_p1=$us
+	lf "$t" free2 2 free; e_f2=$execs u_f2=$us
+	lf "$t" pin2 2 pin; e_p2=$execs
+	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)  cpu: 2w/1w %s, pin/free %s' "$t" \
+		"$(ratio "$e_f2" "$e_f1")" "$(ratio "$e_p2" "$e_p1")" "$(ratio "$e_p1" "$e_f1")" \
+		"$(ratio "$u_f2" "$u_f1")" "$(ratio "$u_p1" "$u_f1")")")
 done
+if [ "$afl" = 1 ]; then
+	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
+	kmgr_afl_env
+	export AFL_CMPLOG_ONLY_NEW=1
+	afl_row M 1 free; a_f1=$execs
+	afl_row M+S 2 free; a_f2=$execs
+	afl_row M-pin1 1 pin; a_p1=$execs
+	afl_row M+S-pin1 2 pin; a_p2=$execs
+	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)' "AFL++ $aflt" \
+		"$(ratio "$a_f2" "$a_f1")" "$(ratio "$a_p2" "$a_p1")" "$(ratio "$a_p1" "$a_f1")")")
+fi
+echo "ratios (total executions, paired rows of this run):"
+printf '  %s\n' "${summary[@]}"
