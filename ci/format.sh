@@ -13,6 +13,11 @@ case "${1:-}" in
 esac
 [ $# -le 1 ] || { echo "format: one argument at most (see --help)" >&2; exit 2; }
 mapfile -t files < <(git ls-files '*.c' '*.h' | grep -v '^corpus/')
+# One clang-format for every file when nothing differs (1 s instead of
+# one process a file, 25 s of CPU); the loop below names the files that do.
+if [ $mode = check ] && clang-format --style=file --dry-run --Werror "${files[@]}" >/dev/null 2>&1; then
+	exit 0
+fi
 bad=0
 for f in "${files[@]}"; do
 	if [ $mode = check ]; then
