@@ -66,8 +66,13 @@ work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 run=$$.$RANDOM$RANDOM
 pids=()
 reap() { kmgr_reap_tagged "KMGR_SCALE_RUN=$run" scale-bench || true; }
+# a libFuzzer row's workers each lead a session of their own (setsid):
+# stop signals the whole of it, /usr/bin/time and the fuzzer under it
 stop() {
-	[ "${#pids[@]}" = 0 ] || kill -TERM "${pids[@]}" 2>/dev/null || true
+	local p
+	for p in "${pids[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
+	done
 	wait 2>/dev/null || true
 }
 trap 'stop; reap; rm -rf "$work"' EXIT
@@ -98,7 +103,7 @@ lf() {
 	lf_flags "$t"
 	pids=()
 	for ((k = 0; k < n; k++)); do
-		/usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
+		setsid /usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
 			-timeout=25 -rss_limit_mb=4096 "${flags[@]}" -seed=$((k + 1)) -max_total_time="$secs" \
 			-print_final_stats=1 -artifact_prefix="$d/art/" "$d/new" "$d/corpus" >"$d/log-$k" 2>&1 &
 		pids+=($!)
@@ -113,7 +118,7 @@ lf() {
 	cov=$(cat "$d"/log-* | grep -aoE 'cov: [0-9]+' | cut -d' ' -f2 | sort -n | tail -1)
 	cpu=$(cat "$d"/time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
 	us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
-	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(echo $cw | tr ' ' /)" "${cov:-?}"
+	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(tr " " / <<<"${cw% }")" "${cov:-?}"
 }
 
 # afl NAME INSTANCES PIN: one AFL++ row (ci/afl.sh's way); sets execs
