@@ -66,8 +66,11 @@ work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 run=$$.$RANDOM$RANDOM
 pids=()
 reap() { kmgr_reap_tagged "KMGR_SCALE_RUN=$run" scale-bench || true; }
-# a libFuzzer row's workers each lead a session of their own (setsid):
-# stop signals the whole of it, /usr/bin/time and the fuzzer under it
+# a libFuzzer row's workers each lead a process group of their own (set -m
+# at their launch, as ci/fuzz.sh does; not setsid: a session is a
+# scheduler autogroup, and two would get two shares of a loaded machine
+# where ci/fuzz.sh's workers get one): stop signals the whole group,
+# /usr/bin/time and the fuzzer under it
 stop() {
 	local p
 	for p in "${pids[@]}"; do
@@ -102,12 +105,14 @@ lf() {
 	cp "$root/corpus/$t"/* "$d/corpus/"
 	lf_flags "$t"
 	pids=()
+	set -m
 	for ((k = 0; k < n; k++)); do
-		setsid /usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
+		/usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
 			-timeout=25 -rss_limit_mb=4096 "${flags[@]}" -seed=$((k + 1)) -max_total_time="$secs" \
 			-print_final_stats=1 -artifact_prefix="$d/art/" "$d/new" "$d/corpus" >"$d/log-$k" 2>&1 &
 		pids+=($!)
 	done
+	set +m
 	wait "${pids[@]}" || true
 	pids=()
 	execs=0
