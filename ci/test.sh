@@ -68,7 +68,7 @@ run_tests() {
 	cat "$out" >>"$log"
 	sum=$(grep -aE '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$out" || true)
 	slow=$(sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) [. ]*Passed *\([0-9.]*\) sec$/\2 \1/p' "$out" |
-		sort -rn | head -5 | awk '{ printf "%s%s %.0fs", (NR > 1 ? ", " : ""), $2, $1 }')
+		sort -rn | awk 'NR <= 5 { printf "%s%s %.0fs", (NR > 1 ? ", " : ""), $2, $1 }')
 	echo "${sum:-ctest printed no summary (status $rc)}${slow:+; slowest: $slow}"
 	if [ "$rc" != 0 ]; then
 		echo "test.sh: tests of $preset FAILED:" >&2
