@@ -43,6 +43,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/options.sh"
 . "$(dirname "$0")/lib/libfuzzer.sh"
 . "$(dirname "$0")/lib/targets.sh"
+. "$(dirname "$0")/lib/build.sh"
 . "$(dirname "$0")/lib/cpus.sh"
 kmgr_signals_reset "$0" "$@"
 
@@ -133,7 +134,8 @@ echo "== fuzz.sh: building preset $preset in $build"
 kmgr_configure fuzz.sh "$build" --preset "$preset"
 # the preset's own kmgr-repro: the reproduce lines run the finding under
 # the sanitizer that found it
-cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}") --target kmgr-repro
+# one console line; ninja's progress goes to the log (the tail on failure)
+kmgr_build_quiet "$build/fuzz-build.log" cmake --build "$build" -j2 $(printf -- '--target fuzz_%s ' "${tlist[@]}") --target kmgr-repro || exit 1
 repro_tool=$build/tools/kmgr-repro/kmgr-repro
 [ "$build_only" = 0 ] || { echo "fuzz.sh: built (--build-only)"; exit 0; }
 
