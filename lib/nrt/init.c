@@ -245,14 +245,24 @@ static NRT_STATUS nrt_init_locked(nrt_framework_type_t framework, const nrt_env_
  * a call into it waited for a completion that could never come.  So a child
  * forked while the runtime is up answers every call NRT_FAILURE at once
  * (nrt__refuse), nrt_init included, and nrt_close does nothing: neither
- * takes a lock first.  Registered once, at the first nrt_init.
+ * takes a lock first.  The same for a child forked while another thread
+ * was inside nrt_init or nrt_close (it held the lifecycle lock): the
+ * runtime is half built or half torn down, and the child cannot know how
+ * far; its nrt_init waited for ever on that lock.  Registered when the
+ * library is loaded, so no nrt_init can run before it.
  */
-static bool nrt_atfork_done;
-
 static void nrt_forked_child(void)
 {
-	if (nrt__state() == NRT_STATE_INIT)
+	bool busy = ks_mutex_child_reset(&nrt_lifecycle_lock);
+
+	if (busy || nrt__state() == NRT_STATE_INIT)
 		ks_atomic_store_quiet(&nrt_state_v, NRT_STATE_FORKED);
+}
+
+__attribute__((constructor)) static void nrt_atfork_register(void)
+{
+	if (ks_atfork_child(nrt_forked_child) != 0)
+		klog_warn("nrt: pthread_atfork failed: a child of fork() is not told apart");
 }
 
 static bool nrt_is_forked(const char *fn)
@@ -280,8 +290,6 @@ NRT_STATUS nrt_init_env(nrt_framework_type_t framework, const nrt_env_t *env)
 	if (nrt_is_forked("nrt_init"))
 		return NRT_FAILURE;
 	ks_mutex_lock(&nrt_lifecycle_lock);
-	if (!nrt_atfork_done && ks_atfork_child(nrt_forked_child) == 0)
-		nrt_atfork_done = true;
 	rc = nrt_init_locked(framework, env);
 	ks_mutex_unlock(&nrt_lifecycle_lock);
 	return rc;

@@ -96,6 +96,16 @@ int ks_atfork_child(void (*fn)(void))
 	return pthread_atfork(NULL, NULL, fn);
 }
 
+bool ks_mutex_child_reset(ks_mutex_t *m)
+{
+	bool held = pthread_mutex_trylock(&m->pm) != 0;
+
+	/* a fresh mutex, whoever held it: the holder is not in this process */
+	pthread_mutex_init(&m->pm, NULL);
+	atomic_store_explicit(&m->ctl_owner, 0, memory_order_relaxed);
+	return held;
+}
+
 void ks_yield_prod(void)
 {
 	sched_yield();

@@ -369,6 +369,9 @@ uint64_t ks_now_ns_prod(void);
 /* fn runs in the child of every later fork() (pthread_atfork's child
  * handler): 0, or an errno value. */
 int ks_atfork_child(void (*fn)(void));
+/* For a fork child handler only (one thread, the others gone): was m held
+ * at the fork?  Never waits; m is left free and fresh either way. */
+bool ks_mutex_child_reset(ks_mutex_t *m);
 
 static inline void ks_usleep_at(uint64_t us, const char *site)
 {
