@@ -4,24 +4,19 @@
  */
 #include "emu/emu_int.h"
 
+#include "base/knum.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 emu_device_t emu_dev;
 emu_counters_t emu_cnt;
 
+/* The one number rule (base/knum.h): " 4" and "+4" are refused here as
+ * in every other variable. */
 static NRT_STATUS emu_parse_nc_count(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long v;
-
-	if (!*s)
-		return NRT_INVALID;
-	v = strtoul(s, &end, 10);
-	if (*end || s[0] == '-' || v < 1 || v > EMU_MAX_NC)
-		return NRT_INVALID;
-	*out = (uint32_t)v;
-	return NRT_SUCCESS;
+	return knum_parse_u32(s, 1, EMU_MAX_NC, out) ? NRT_INVALID : NRT_SUCCESS;
 }
 
 NRT_STATUS emu_config_default(emu_config_t *cfg)

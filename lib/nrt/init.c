@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "base/klog.h"
+#include "base/knum.h"
 #include "emu/emu.h"
 #include "kmgr/kmgr.h"
 #include "nrt_internal.h"
@@ -102,23 +103,13 @@ static void nrt_close_drain_warn(void *ctx, uint64_t iters)
 	          (long long)ks_atomic_peek(&nrt_inflight), (unsigned long long)iters);
 }
 
-/* A decimal number that fills the whole string.  By hand, not strtoul:
- * errno belongs to the real thread, which every logical thread of a
- * controlled run shares on the fiber engine (TSan saw two api_nrt threads
- * write it at once, corpus/regressions/api_nrt/). */
+/* A decimal number that fills s..end: the one number rule (base/knum.h). */
 static int nrt_parse_u32(const char *s, const char *end, uint32_t *out)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (s == end)
+	if (knum_parse_range(s, end, UINT32_MAX, &v))
 		return -1;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > UINT32_MAX)
-			return -1;
-	}
 	*out = (uint32_t)v;
 	return 0;
 }

@@ -41,6 +41,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "base/knum.h"
 #include "repro.h"
 #include "sched/ksched.h"
 
@@ -116,12 +117,11 @@ static int parse(int argc, char **argv, bool verify, bopts_t *o)
 			return 1;
 		}
 		if (num) {
-			char *end;
-			unsigned long n = v ? strtoul(v, &end, 10) : 0;
+			unsigned max = num == &o->times ? 1000 : 3600;
+			uint32_t n;
 
-			if (!v || *end || n == 0 || n > (num == &o->times ? 1000 : 3600)) {
-				fprintf(stderr, "kmgr-repro: %s needs a number from 1 to %u\n", a,
-				        num == &o->times ? 1000 : 3600);
+			if (knum_parse_u32(v, 1, max, &n)) {
+				fprintf(stderr, "kmgr-repro: %s needs a number from 1 to %u\n", a, max);
 				return -1;
 			}
 			*num = (unsigned)n;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/knum.h"
 #include "kfile.h"
 #include "model/kmodel.h"
 #include "repro.h"
@@ -30,12 +31,10 @@ typedef struct kr_opts {
 
 static int number(const char *flag, const char *v, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long n;
+	uint32_t n;
 
-	errno = 0;
-	n = v ? strtoul(v, &end, 10) : 0;
-	if (!v || errno || *end || end == v || n == 0 || n > max) {
+	/* the one number rule (base/knum.h) */
+	if (knum_parse_u32(v, 1, max, &n)) {
 		fprintf(stderr, "kmgr-repro: %s needs a number from 1 to %u\n", flag, max);
 		return -1;
 	}

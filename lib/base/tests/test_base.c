@@ -8,6 +8,7 @@
 #include "base/kalloc.h"
 #include "base/kfault.h"
 #include "base/klog.h"
+#include "base/knum.h"
 #include "ktest.h"
 #include "ktest_log.h"
 
@@ -198,6 +199,36 @@ static void log_filter(void)
 	KT_STREQ(kt_log_levels(), "00");
 }
 
+/* base-4.1: the one number rule of every variable and flag: decimal
+ * digits only (leading zeros are decimal), within the bound; no sign, no
+ * space, no prefix, nothing empty; no overflow past UINT64_MAX. */
+static void number_rule(void)
+{
+	static const char *const bad[] = {"", " 4", "+4", "-1", "4 ", "0x10", "4x", "1e3", "\t4"};
+	const char *range = "12-3";
+	uint64_t v = 7;
+	uint32_t u;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		KT_EQ(knum_parse(bad[i], UINT64_MAX, &v), -1);
+		KT_EQ(v, 7);
+	}
+	KT_EQ(knum_parse(NULL, 10, &v), -1);
+	KT_EQ(knum_parse("010", 10, &v), 0);
+	KT_EQ(v, 10);
+	KT_EQ(knum_parse("11", 10, &v), -1);
+	KT_EQ(knum_parse("18446744073709551615", UINT64_MAX, &v), 0);
+	KT_ASSERT(v == UINT64_MAX);
+	KT_EQ(knum_parse("18446744073709551616", UINT64_MAX, &v), -1);
+	KT_EQ(knum_parse("5", 0, &v), -1);
+	KT_EQ(knum_parse_range(range, NULL, 99, &v), -1);
+	KT_EQ(knum_parse_range(range, range + 2, 99, &v), 0);
+	KT_EQ(v, 12);
+	KT_EQ(knum_parse_u32("0", 1, 8, &u), -1);
+	KT_EQ(knum_parse_u32("8", 1, 8, &u), 0);
+	KT_EQ(u, 8);
+}
+
 int main(void)
 {
 	KT_CASE("base-1.1 kalloc accounting", kalloc_accounting);
@@ -209,5 +240,6 @@ int main(void)
 	KT_CASE("base-2.5 fault plan strict", fault_plan_strict);
 	KT_CASE("base-3.1 log sink", log_sink);
 	KT_CASE("base-3.2 log filter", log_filter);
+	KT_CASE("base-4.1 the one number rule", number_rule);
 	KT_DONE();
 }
