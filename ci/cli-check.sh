@@ -207,6 +207,111 @@ expect_bad "kmgr-repro emit-c FILE -o FILE" "$(bin_of kmgr-repro)" emit-c "$tmp/
 cmp -s "$seed" "$tmp/crash-in" || fail "kmgr-repro emit-c FILE -o FILE: the input was changed"
 expect_bad "kmgr-repro minimize FILE -o DIR" "$(bin_of kmgr-repro)" minimize "$tmp/crash-in" -o "$tmp" --target api_seq
 
+# ---- issue 38's leftovers: one rule each for plans, numbers, flags and outputs
+stress_bin=$(bin_of stress_refdrain)
+model_bin=$(bin_of kmgr-model)
+kprog_bin=$(bin_of kprog-tool)
+repro_bin=$(bin_of kmgr-repro)
+# expect_early WHAT CMD...: refused (non-zero, one line) within 10 s by a
+# command that would otherwise work 30 s or more: checked before the work.
+# Killed 5 s after its SIGTERM: interrupted, a run writes its partial
+# summary, and to a FIFO without a reader that open never returned.
+expect_early() {
+	local what=$1
+	shift
+	(cd "$tmp" && timeout -k 5 10 "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
+	rc=$?
+	checked=$((checked + 1))
+	[ $rc -ne 124 ] && [ $rc -ne 137 ] ||
+		{ fail "$what: still running after 10 s (not refused before the work)"; return; }
+	[ $rc -ne 0 ] || { fail "$what: exit 0"; return; }
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+		fail "$what: $(wc -l <"$tmp/err") lines on stderr, want 1: $(head -c 300 "$tmp/err")"
+}
+# A fault plan is taken whole or refused, from KMGR_FAULT as from --fault:
+# seven entries, 265 characters (a 256-byte buffer cut the last one).
+e='alloc:emu.host_tensor_data:100000000'
+plan="${e}1,${e}2,${e}3,${e}4,${e}5,${e}6,${e}7"
+run_case 60 "$tmp/out" env KMGR_FAULT="$plan" "$stress_bin" --ops 50 --threads 1 --quiet \
+	--json "$tmp/plan.json" --repro-dir "$tmp"
+grep -qF "\"fault\": \"$plan\"" "$tmp/plan.json" 2>/dev/null ||
+	fail "KMGR_FAULT (265 characters): the run's plan is not the one given: $(grep -o '"fault": "[^"]*"' "$tmp/plan.json" 2>/dev/null | tail -c 60)"
+long="$plan,$plan,$plan"
+run_case 60 "$tmp/out" env KMGR_FAULT="$long" "$stress_bin" --ops 50 --threads 1 --quiet --repro-dir "$tmp"
+env_rc=$rc
+expect_bad "stress_refdrain --fault (795 characters)" "$stress_bin" --ops 50 --fault "$long"
+[ $env_rc -eq 2 ] || fail "KMGR_FAULT (795 characters): exit $env_rc, want 2 as --fault"
+# --json: an output that cannot be written is refused before the run
+expect_early "stress_refdrain --json DIR" "$stress_bin" --seconds 30 --json "$tmp"
+expect_early "stress_refdrain --json ''" "$stress_bin" --seconds 30 --json ''
+# FIFOs without a reader as outputs: refused before the work, never waited on
+rm -f "$tmp/ofifo" && mkfifo "$tmp/ofifo"
+cp "$seed" "$tmp/crash-38"
+expect_early "stress_refdrain --json FIFO" "$stress_bin" --seconds 30 --json "$tmp/ofifo"
+expect_early "kmgr-repro emit-c -o FIFO" "$repro_bin" emit-c "$tmp/crash-38" -o "$tmp/ofifo" --target api_seq
+expect_early "kmgr-repro minimize -o FIFO" "$repro_bin" minimize "$tmp/crash-38" -o "$tmp/ofifo" --target api_seq
+expect_early "kmgr-model create -o FIFO" "$model_bin" create -o "$tmp/ofifo" --name m --input a:u8:16 --output y:u8:16
+# ... and with a reader it is written
+(timeout 30 cat "$tmp/ofifo" >"$tmp/fifo.out" &)
+run_case 30 "$tmp/out" "$stress_bin" --ops 20 --threads 1 --quiet --json "$tmp/ofifo" --repro-dir "$tmp"
+sleep 0.5
+grep -q '"binary": "stress_refdrain"' "$tmp/fifo.out" || fail "stress_refdrain --json FIFO (a reader): exit $rc, nothing read"
+# a symbolic link to nothing is refused and stays a link
+ln -s "$tmp/nowhere" "$tmp/dangling"
+expect_bad "kmgr-model create -o DANGLING-LINK" "$model_bin" create -o "$tmp/dangling" --name m --input a:u8:16 --output y:u8:16
+[ -L "$tmp/dangling" ] && [ ! -e "$tmp/nowhere" ] || fail "kmgr-model create -o DANGLING-LINK: the link was replaced or followed"
+# One number rule: the variables refuse " 4" and "+4" as the flags do.
+for v in 'KMGR_EMU_NC_COUNT= 4' 'KMGR_EMU_NC_COUNT=+4' 'NEURON_RT_VISIBLE_CORES= 1' 'NEURON_RT_VISIBLE_CORES=+1'; do
+	run_case 60 "$tmp/out" env "$v" "$stress_bin" --ops 20 --threads 1 --quiet --repro-dir "$tmp"
+	[ $rc -ne 0 ] || fail "$v: accepted"
+done
+for v in 'KMGR_EMU_NC_COUNT=04' 'NEURON_RT_VISIBLE_CORES=01'; do
+	run_case 60 "$tmp/out" env "$v" "$stress_bin" --ops 20 --threads 1 --quiet --repro-dir "$tmp"
+	[ $rc -eq 0 ] || fail "$v: refused: $(head -c 200 "$tmp/err")"
+done
+expect_bad "stress_refdrain --ops +5" "$stress_bin" --ops +5
+expect_bad "stress_refdrain --ops ' 5'" "$stress_bin" --ops ' 5'
+expect_bad "kprog run --repeat +3" "$kprog_bin" run "$seed_text" --text --repeat +3
+expect_bad "kmgr-repro replay --times +2" "$repro_bin" replay "$tmp/crash-38" --times +2 --target api_seq
+expect_bad "kmgr-model create --cores +2" "$model_bin" create -o "$tmp/m2.bin" --cores +2 --name m --input a:u8:16 --output y:u8:16
+run_case 60 "$tmp/out" env 'KMGR_FAULT=alloc:+100:1' "$stress_bin" --ops 20 --threads 1 --quiet --repro-dir "$tmp"
+[ $rc -eq 2 ] || fail "KMGR_FAULT=alloc:+100:1: exit $rc, want 2"
+# Bad files and flags are bad usage (2) in kprog as in every tool; a flag
+# takes no value but 0 or 1; a long option's error names it.
+expect_bad "kprog print DIR" "$kprog_bin" print "$tmp"
+expect_bad "kprog print NO-SUCH-FILE" "$kprog_bin" print "$tmp/no-such-file"
+printf 'no program here\n' >"$tmp/bad.txt"
+expect_bad "kprog parse BAD-TEXT" "$kprog_bin" parse "$tmp/bad.txt" "$tmp/bad.bin"
+expect_bad "stress_refdrain --quiet=2" "$stress_bin" --quiet=2
+run_case 60 "$tmp/out" "$stress_bin" --ops 20 --threads 1 --quiet=0 --repro-dir "$tmp"
+[ "$(wc -l <"$tmp/out")" -gt 1 ] || fail "stress_refdrain --quiet=0: quiet (only the last line)"
+expect_bad "kmgr-model create --cc=1" "$model_bin" create --cc=1 -o "$tmp/m3.bin"
+grep -q -- "--cc=1" "$tmp/err" || fail "kmgr-model create --cc=1: does not name the option: $(cat "$tmp/err")"
+# stress --replay of a binary file: one short line, no raw bytes echoed
+head -c 65536 /dev/urandom | tr -d '\000\n ' >"$tmp/binary.repro"
+run_case 60 "$tmp/out" "$stress_bin" --replay "$tmp/binary.repro"
+[ $rc -eq 2 ] && [ "$(wc -c <"$tmp/err")" -lt 300 ] ||
+	fail "stress_refdrain --replay BINARY: exit $rc, $(wc -c <"$tmp/err") bytes on stderr"
+# A file the user may write in a folder they may not (0666 in 0555) is
+# written, as the shell's > writes it (as an unprivileged user: root may
+# write anywhere).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	mkdir -p "$tmp/ro" && echo old >"$tmp/ro/f" && chmod 0666 "$tmp/ro/f" && chmod 0555 "$tmp/ro"
+	chmod 0755 "$tmp"
+	run_case 60 "$tmp/out" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$model_bin" create -o "$tmp/ro/f" --name m --input a:u8:16 --output y:u8:16
+	[ $rc -eq 0 ] && ! grep -qx old "$tmp/ro/f" ||
+		fail "kmgr-model create -o FILE-0666-IN-DIR-0555 (as nobody): exit $rc: $(head -c 200 "$tmp/err")"
+	chmod 0755 "$tmp/ro"
+	chmod 0700 "$tmp"
+fi
+# The replay mains read no more than 16 MiB of one input.
+if grep -q '^KMGR_FUZZ_ENGINE:[A-Z]*=replay$' "$build/CMakeCache.txt" 2>/dev/null; then
+	truncate -s 1G "$tmp/huge"
+	expect_early "fuzz/api_seq (a 1 GiB input)" "$build/fuzz/api_seq" "$tmp/huge"
+	rm -f "$tmp/huge"
+fi
+
 if [ $bad -eq 0 ]; then
 	echo "cli-check: $checked invocations follow the convention"
 fi

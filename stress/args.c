@@ -20,6 +20,7 @@
 #endif
 
 #include "base/kfault.h"
+#include "base/knum.h"
 #include "kfile.h"
 #include "ksignal.h"
 #include "sched/kctl.h"
@@ -60,19 +61,9 @@ static void torture_usage(const torture_t *t, FILE *f)
 static int torture_num(const char *where, const char *opt, const char *s, uint64_t max,
                        uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	/* decimal only: base 0 read 010 as 8 and 0x10 as 16 */
-	errno = 0;
-	if (!s || *s < '0' || *s > '9')
-		goto bad;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
+	/* the one number rule (base/knum.h): base 0 read 010 as 8 and 0x10 as 16 */
+	if (knum_parse(s, max, out) == 0)
+		return 0;
 	fprintf(stderr, "%s: %s: expected a decimal number up to %" PRIu64 ", got '%s'\n", where,
 	        opt, max, s ? s : "(nothing)");
 	return -1;
@@ -101,6 +92,18 @@ static int torture_set_u32(const char *where, const char *opt, const char *v, ui
 		return -1;
 	}
 	*dst = (uint32_t)n;
+	return 0;
+}
+
+/* A flag: no value (on), or =1 (on) or =0 (off), the one rule of every
+ * flag; --quiet=0 was quiet. */
+static int torture_flag(const char *where, const char *opt, const char *v, bool *dst)
+{
+	if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+		fprintf(stderr, "%s: --%s: expected no value, 0 or 1, got '%s'\n", where, opt, v);
+		return -1;
+	}
+	*dst = !v || strcmp(v, "0") != 0;
 	return 0;
 }
 
@@ -134,29 +137,26 @@ static int torture_option(torture_t *t, const char *where, const char *opt, cons
 		return torture_set_u32(where, "--pct-depth", v, 1, 64, &k->pct_depth);
 	if (!strcmp(opt, "max-steps"))
 		return torture_num(where, "--max-steps", v, UINT64_MAX >> 8, &k->max_steps);
-	if (!strcmp(opt, "controlled")) { /* a flag; a repro file writes 0 or 1 */
-		if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
-			fprintf(stderr, "%s: --controlled: expected no value, 0 or 1, got '%s'\n",
-			        where, v);
-			return -1;
-		}
-		k->controlled = !v || strcmp(v, "0") != 0;
-		return 0;
-	}
+	if (!strcmp(opt, "controlled")) /* a repro file writes 0 or 1 */
+		return torture_flag(where, opt, v, &k->controlled);
 	if (!strcmp(opt, "fault")) {
 		kfault_plan_t plan;
 		char err[200];
 
-		if (torture_str(where, "--fault", v, k->fault, sizeof(k->fault)) != 0)
-			return -1;
-		if (k->fault[0] && kfault_plan_parse(k->fault, &plan, err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s: --fault '%s': %s\n", where, k->fault, err);
+		/* parsed first: a plan too long gets the words KMGR_FAULT's does */
+		if (v && *v && kfault_plan_parse(v, &plan, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s: --fault '%s': %s\n", where, v, err);
 			return -1;
 		}
-		return 0;
+		return torture_str(where, "--fault", v, k->fault, sizeof(k->fault));
 	}
-	if (!strcmp(opt, "json"))
+	if (!strcmp(opt, "json")) {
+		if (v && !*v) { /* not "no JSON": a value that names no file */
+			fprintf(stderr, "%s: --json: expected a file name, got ''\n", where);
+			return -1;
+		}
 		return torture_str(where, "--json", v, k->json, sizeof(k->json));
+	}
 	if (!strcmp(opt, "repro-dir"))
 		return torture_str(where, "--repro-dir", v, k->repro_dir, sizeof(k->repro_dir));
 	if (!strcmp(opt, "replay"))
@@ -264,6 +264,30 @@ static int torture_replay_line(torture_t *t, const char *where, char *line, bool
 	return torture_option(t, where, line, val, &dummy);
 }
 
+/* A line of a repro file is text of a sane length, or one line saying
+ * not: the errors below echo keys and values, and a binary file's "line"
+ * was echoed whole (up to 8 MiB of raw bytes on the terminal).  Only the
+ * trace line is long (4 characters a decision); the others hold a fault
+ * plan at most. */
+static int torture_replay_text(const char *where, const char *line, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			fprintf(stderr, "%s: byte 0x%02x at column %zu: not a text file\n", where,
+			        c, i + 1);
+			return -1;
+		}
+	}
+	if (n > KFAULT_PLAN_TEXT_MAX + 64 && strncmp(line, "trace ", 6) != 0) {
+		fprintf(stderr, "%s: a line of %zu characters, longer than any a repro holds\n",
+		        where, n);
+		return -1;
+	}
+	return 0;
+}
+
 /* A repro file: "key value" lines; '#' comments; a `binary` line naming
  * this binary is required, unknown keys are errors except the
  * informational ones. */
@@ -294,6 +318,10 @@ static int torture_load_replay(torture_t *t, const char *path)
 		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = 0;
+		if (torture_replay_text(where, line, n) != 0) {
+			rc = -1;
+			break;
+		}
 		if (n && line[0] != '#')
 			rc = torture_replay_line(t, where, line, &binary);
 	}
@@ -316,6 +344,7 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 {
 	torture_knobs_t *k = &t->k;
 	bool seconds_set = false;
+	const char *why;
 
 	*k = (torture_knobs_t){.threads = 4,
 	                       .seconds = 10,
@@ -353,12 +382,10 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 			torture_usage(t, stdout);
 			return TORTURE_EXIT_OK;
 		}
-		if (!strcmp(opt, "quiet")) {
-			k->quiet = true;
-			continue;
-		}
-		if (!strcmp(opt, "progress")) {
-			k->progress = true;
+		if (!strcmp(opt, "quiet") || !strcmp(opt, "progress")) {
+			if (torture_flag(t->ops->name, opt, v,
+			                 opt[0] == 'q' ? &k->quiet : &k->progress))
+				return TORTURE_EXIT_USAGE;
 			continue;
 		}
 		if (!torture_is_known(opt)) {
@@ -388,6 +415,10 @@ int torture_parse_args(torture_t *t, int argc, char **argv)
 		return TORTURE_EXIT_USAGE;
 	}
 	/* now, not after the run: a bad --json path loses nothing yet */
+	if (k->json[0] && kfile_output_ok(k->json, NULL, &why) != 0) {
+		fprintf(stderr, "%s: --json %s %s\n", t->ops->name, k->json, why);
+		return TORTURE_EXIT_USAGE;
+	}
 	if (k->json[0] && kfile_probe(k->json) != 0) {
 		fprintf(stderr, "%s: --json %s: %s\n", t->ops->name, k->json, strerror(errno));
 		return TORTURE_EXIT_USAGE;

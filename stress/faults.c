@@ -34,7 +34,7 @@ static struct {
 	size_t len;
 	uint32_t workers;
 	uint64_t round;
-	char plan[256];
+	char plan[KFAULT_PLAN_TEXT_MAX + 1];
 	ks_atomic_t rounds, fired, exec_ok, exec_failed, loads_failed, inits_failed;
 } ft;
 

@@ -239,7 +239,12 @@ static int torture_setup_fault(torture_t *t)
 
 		if (!env || !*env)
 			return 0;
-		snprintf(t->k.fault, sizeof(t->k.fault), "%s", env);
+		/* the rule of --fault: a plan too long is refused, never cut */
+		if (kfault_plan_parse(env, &plan, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s: KMGR_FAULT: %s\n", t->ops->name, err);
+			return -1;
+		}
+		memcpy(t->k.fault, env, strlen(env) + 1);
 	}
 	if (kfault_plan_parse(t->k.fault, &plan, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s: bad fault plan '%s': %s\n", t->ops->name, t->k.fault, err);

@@ -21,6 +21,7 @@
 #include <nrt/nrt.h>
 #include <nrt/nrt_status.h>
 
+#include "base/kfault.h"
 #include "emu/emu.h"
 #include "ktest_model.h"
 #include "oracle/oracle.h"
@@ -49,9 +50,10 @@ typedef struct torture_knobs {
 	uint32_t queue_depth;   /* implicit-async queue bound (stress_async) */
 	bool controlled;
 	bool quiet;
-	bool progress;   /* force the progress line even when stdout is no tty */
-	char fault[256]; /* fault plan text (kfault_plan_parse form), "" for none */
-	char json[512];  /* --json FILE */
+	bool progress; /* force the progress line even when stdout is no tty */
+	char fault[KFAULT_PLAN_TEXT_MAX +
+	           1];  /* fault plan text (kfault_plan_parse form), "" for none */
+	char json[512]; /* --json FILE */
 	char repro_dir[512];
 	char trace_file[512]; /* --replay: the file it came from */
 	uint8_t *trace;       /* --replay of a controlled run: the decisions */

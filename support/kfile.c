@@ -6,19 +6,69 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* In place: the destination exists and is not a regular file. */
-static FILE *open_in_place(kfile_t *kf, const char *path)
+/* Opens a destination that is not a regular file for writing without
+ * waiting: a FIFO with no reader is ENXIO at once, not an open that blocks
+ * until a reader comes (after all the work).  The descriptor is blocking
+ * again once open, so a slow reader slows the writes, as with a shell. */
+static int open_special(const char *path)
 {
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), flags;
+
+	if (fd < 0)
+		return -1;
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* In place: the destination exists and is not a regular file (opened
+ * without waiting), or is a regular file that cannot be replaced. */
+static FILE *open_in_place(kfile_t *kf, const char *path, bool special)
+{
+	int fd, err;
+
 	kf->tmp[0] = 0;
 	snprintf(kf->dest, sizeof(kf->dest), "%s", path);
-	kf->f = fopen(path, "w");
+	if (!special) {
+		kf->f = fopen(path, "w");
+		return kf->f;
+	}
+	fd = open_special(path);
+	if (fd < 0)
+		return NULL;
+	kf->f = fdopen(fd, "w");
+	if (!kf->f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
 	return kf->f;
+}
+
+/* A symbolic link that leads nowhere: refused, not replaced by a file and
+ * not followed.  Replacing it loses the link the user made; following it
+ * creates a file under a name the user never wrote, perhaps in another
+ * folder (the old /tmp link trick).  "create the target or remove the
+ * link" is one step for the user, and neither guess is taken for them. */
+static bool dangling_link(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0 &&
+	       errno == ENOENT;
 }
 
 /* O_EXCL with a name of our own, in the destination's folder: a short
@@ -57,16 +107,21 @@ static int create_tmp(kfile_t *kf, const struct stat *old)
 FILE *kfile_open(kfile_t *kf, const char *path)
 {
 	struct stat st;
-	char *real = NULL;
+	char *real = NULL, dest[PATH_MAX];
+	bool exists;
 	int fd, err;
 
 	memset(kf, 0, sizeof(*kf));
 	signal(SIGXFSZ, SIG_IGN);
+	if (dangling_link(path)) {
+		errno = ENOENT;
+		return NULL;
+	}
 	if (stat(path, &st) == 0) {
 		/* a device or FIFO is no file to replace; a file with other names
 		 * (hard links) keeps them only if written where it is */
 		if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
-			return open_in_place(kf, path);
+			return open_in_place(kf, path, !S_ISREG(st.st_mode));
 		/* through a symbolic link: replace the file, keep the link */
 		real = realpath(path, NULL);
 	}
@@ -77,7 +132,16 @@ FILE *kfile_open(kfile_t *kf, const char *path)
 		return NULL;
 	}
 	free(real);
-	fd = create_tmp(kf, stat(kf->dest, &st) == 0 ? &st : NULL);
+	exists = stat(kf->dest, &st) == 0;
+	fd = create_tmp(kf, exists ? &st : NULL);
+	/* a file the user may write in a folder they may not (0666 in 0555):
+	 * the shell's `>` writes it, so do we, in place (a failed write can
+	 * then leave it short, as for hard links) */
+	if (fd < 0 && exists && (errno == EACCES || errno == EPERM) &&
+	    access(kf->dest, W_OK) == 0) {
+		snprintf(dest, sizeof(dest), "%s", kf->dest);
+		return open_in_place(kf, dest, false);
+	}
 	if (fd < 0)
 		return NULL;
 	kf->f = fdopen(fd, "w");
@@ -127,13 +191,33 @@ void kfile_abort(kfile_t *kf)
 		unlink(kf->tmp);
 }
 
+/* A FIFO or device, opened as kfile_open would (without waiting).  The
+ * descriptor stays open to the end of the process: closed now, a reader
+ * already there would see an end of file before the output came. */
+static int probe_special(const char *path)
+{
+	struct stat st;
+	int fd = open_special(path);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+		close(fd);
+	return 0;
+}
+
 int kfile_probe(const char *path)
 {
 	struct stat st;
 	kfile_t kf;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return access(path, W_OK);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		return probe_special(path);
+	}
 	if (!kfile_open(&kf, path))
 		return -1;
 	kfile_abort(&kf);
@@ -198,10 +282,23 @@ int kfile_output_ok(const char *out, const char *in, const char **why)
 {
 	struct stat so, si;
 
+	if (!*out) {
+		*why = "is an empty name: give a file name";
+		return -1;
+	}
+	if (dangling_link(out)) {
+		*why = "is a symbolic link to nothing: create its target or remove the link";
+		return -1;
+	}
 	if (stat(out, &so) != 0)
 		return 0; /* a new file: kfile_probe says whether it can be made */
 	if (S_ISDIR(so.st_mode)) {
 		*why = "is a folder: give a file name";
+		return -1;
+	}
+	if (S_ISFIFO(so.st_mode) && probe_special(out) != 0) {
+		*why = errno == ENXIO ? "is a FIFO with no reader: start its reader first"
+		                      : "is a FIFO that cannot be opened for writing";
 		return -1;
 	}
 	if (in && !stat(in, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino) {

@@ -8,10 +8,14 @@
  * A destination that exists and is not a regular file (/dev/stdout,
  * /dev/full, a FIFO) is written in place, with every error still checked:
  * replacing a device node by a file would be worse than a short write.
- * So is a regular file with more than one name (hard links): replacing it
- * would leave the other names on the old bytes; there a failed write can
- * leave it short.  A symbolic link to a regular file is followed (the link
- * stays).  The replacement keeps the old file's mode and, where allowed,
+ * It is opened without waiting: a FIFO with no reader is an error at once
+ * (ENXIO), never an open that blocks the tool.  So is a regular file with
+ * more than one name (hard links): replacing it would leave the other
+ * names on the old bytes; and a file the user may write in a folder they
+ * may not (0666 in 0555, as the shell's `>` writes it); there a failed
+ * write can leave it short.  A symbolic link to a regular file is followed
+ * (the link stays); one that leads nowhere is refused (ENOENT), neither
+ * replaced nor followed to a name the user never wrote.  The replacement keeps the old file's mode and, where allowed,
  * its owner; the temporary name is short, so a destination name of up to
  * NAME_MAX characters works.
  *
@@ -42,8 +46,8 @@ int kfile_commit(kfile_t *kf);
 /* Closes and removes the temporary file (the caller's own failure). */
 void kfile_abort(kfile_t *kf);
 /* Would kfile_open(path) succeed?  Creates and removes a temporary file
- * (for a destination written in place: access(W_OK)); path itself is not
- * touched.  For a tool that finds out before long work, not after it.
+ * (a folder: EISDIR; a FIFO or device: opened without waiting, as
+ * kfile_output_ok); path itself is not touched.  For a tool that finds out before long work, not after it.
  * Returns 0, or -1 with errno set. */
 int kfile_probe(const char *path);
 /* kfile_open + one write of len bytes + kfile_commit. */
@@ -58,9 +62,12 @@ int kfile_stdout_done(const char *who);
  * device or a folder is no input.  NULL with errno set (EINVAL for "not a
  * regular file"); kfile_input_error(errno) says it in words. */
 FILE *kfile_open_input(const char *path);
-/* Before a command works: can OUT be its output?  Not a folder, and not
- * the same file as its input IN (NULL: none), which the output would
- * replace.  0, or -1 with *why set to a phrase for "OUT <why>". */
+/* Before a command works: can OUT be its output?  Not an empty name, not
+ * a folder, not a symbolic link to nothing, not a FIFO without a reader
+ * (opened without waiting; a FIFO's descriptor stays open so that its
+ * reader sees no end of file before the output), and not the same file as
+ * its input IN (NULL: none), which the output would replace.  0, or -1
+ * with *why set to a phrase for "OUT <why>". */
 int kfile_output_ok(const char *out, const char *in, const char **why);
 const char *kfile_input_error(int err);
 

@@ -14,6 +14,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int kfuzz_replay_main(int argc, char **argv);
 
+/* The largest input replayed: far above any a campaign writes (libFuzzer's
+ * -max_len is KiB, the corpus's largest file a few KiB), far below a stray
+ * disk image, which was read whole (1 GiB: 136 s, 2.1 GB of memory) before
+ * the target looked at its first bytes.  A larger file is one line. */
+#define REPLAY_MAX_BYTES (16u << 20)
+
 /* The whole of f into *buf, read to its end rather than sized by seeking
  * (a file of /proc says 0 bytes, and its read may fail): 0, or an errno. */
 static int read_all(FILE *f, uint8_t **buf, size_t *len)
@@ -23,6 +29,8 @@ static int read_all(FILE *f, uint8_t **buf, size_t *len)
 	*buf = NULL;
 	*len = 0;
 	do {
+		if (*len > REPLAY_MAX_BYTES) /* a file that says 0 bytes (/proc) */
+			return EFBIG;
 		if (*len == cap) {
 			uint8_t *grown = realloc(*buf, cap ? cap * 2 : 4096);
 
@@ -40,6 +48,7 @@ static int read_all(FILE *f, uint8_t **buf, size_t *len)
 static int run_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	uint8_t *buf;
 	size_t len;
 	int err;
@@ -48,9 +57,21 @@ static int run_file(const char *path)
 		fprintf(stderr, "replay: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	if (!fstat(fileno(f), &st) && st.st_size > (off_t)REPLAY_MAX_BYTES) {
+		fprintf(stderr, "replay: %s is %lld bytes, more than %u MiB: not a fuzz input\n",
+		        path, (long long)st.st_size, REPLAY_MAX_BYTES >> 20);
+		fclose(f);
+		return -1;
+	}
 	errno = 0;
 	err = read_all(f, &buf, &len);
 	fclose(f);
+	if (err == EFBIG) {
+		fprintf(stderr, "replay: %s is more than %u MiB: not a fuzz input\n", path,
+		        REPLAY_MAX_BYTES >> 20);
+		free(buf);
+		return -1;
+	}
 	if (err) {
 		fprintf(stderr, "replay: cannot read %s: %s\n", path, strerror(err));
 		free(buf);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knum.h"
 #include "sched/ksched.h"
 
 static const kfault_site_info_t kfault_table[] = {
@@ -46,14 +47,14 @@ const char *kfault_site_name(kfault_site_t site)
 
 int kfault_site_lookup(const char *name)
 {
-	char *end;
-	long num;
+	uint64_t num;
+	bool is_num;
 
 	if (strcmp(name, "any") == 0)
 		return KFAULT_SITE_ANY;
-	num = strtol(name, &end, 10);
+	is_num = knum_parse(name, UINT32_MAX, &num) == 0;
 	for (size_t i = 0; i < sizeof(kfault_table) / sizeof(kfault_table[0]); i++) {
-		if (*end == 0 && end != name && kfault_table[i].site == num)
+		if (is_num && (uint64_t)kfault_table[i].site == num)
 			return (int)num;
 		if (strcmp(kfault_table[i].name, name) == 0)
 			return (int)kfault_table[i].site;
@@ -151,20 +152,11 @@ bool kfault_queue_full(void)
 	return kfault_hit(KFAULT_QUEUE_FULL, 0) >= 0;
 }
 
-/* Decimal digits only: strtoul would also take "+1", " 1" and "-1" (a
- * huge number), each a different plan than the one written. */
+/* The one number rule (knum.h): strtoul would also take "+1", " 1" and
+ * "-1" (a huge number), each a different plan than the one written. */
 static bool kfault_parse_u32(const char *s, uint32_t *out)
 {
-	size_t n = s ? strlen(s) : 0;
-	unsigned long v;
-
-	if (n == 0 || n > 10 || strspn(s, "0123456789") != n)
-		return false;
-	v = strtoul(s, NULL, 10);
-	if (v > UINT32_MAX)
-		return false;
-	*out = (uint32_t)v;
-	return true;
+	return knum_parse_u32(s, 0, UINT32_MAX, out) == 0;
 }
 
 static bool kfault_status_ok(uint32_t st)
@@ -238,10 +230,16 @@ bad:
 
 int kfault_plan_parse(const char *text, kfault_plan_t *plan, char *err, size_t errlen)
 {
-	char *buf = strdup(text), *p = buf;
+	char *buf, *p;
 	int rc = 0;
 
 	memset(plan, 0, sizeof(*plan));
+	if (strlen(text) > KFAULT_PLAN_TEXT_MAX) {
+		snprintf(err, errlen, "a plan of %zu characters (at most %d)", strlen(text),
+		         KFAULT_PLAN_TEXT_MAX);
+		return -1;
+	}
+	buf = p = strdup(text);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory for the fault plan");
 		return -1;

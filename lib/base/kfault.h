@@ -96,6 +96,10 @@ typedef struct kfault_entry {
 /* The longest delay:K:N a plan may ask for, in polls of WAIT_CORE. */
 #define KFAULT_DELAY_MAX 100000
 #define KFAULT_PLAN_MAX  8
+/* The longest plan text: eight of the longest entries (alloc:SITE:N with a
+ * 20-character site name and ten digits, 38 with the comma) take 304;
+ * longer text is refused, never cut, wherever a plan comes from. */
+#define KFAULT_PLAN_TEXT_MAX 511
 typedef struct kfault_plan {
 	uint32_t n;
 	kfault_entry_t e[KFAULT_PLAN_MAX];

@@ -20,6 +20,7 @@
 #include "base/kalloc.h"
 #include "base/kfault.h"
 #include "base/klog.h"
+#include "base/knum.h"
 #include "kfile.h"
 #include "model/kmodel.h"
 
@@ -66,21 +67,10 @@ static void usage(FILE *f)
 	      f);
 }
 
+/* The one number rule (base/knum.h). */
 static bool parse_u32(const char *s, uint32_t *v)
 {
-	unsigned long long x = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		x = x * 10 + (unsigned)(*s - '0');
-		if (x > UINT32_MAX)
-			return false;
-	}
-	*v = (uint32_t)x;
-	return true;
+	return knum_parse_u32(s, 0, UINT32_MAX, v) == 0;
 }
 
 /* "1x4x8" into shape: 1..8 nonzero numbers, each separator between two. */
@@ -176,6 +166,10 @@ static int create_scan(int argc, char **argv, create_args_t *a)
 			a->cc = true;
 		else if (c == ':')
 			return fail("option '%s' needs an argument", argv[optind - 1]);
+		else if (c == '?' && optopt && !strncmp(argv[optind - 1], "--", 2))
+			/* a long option given a value it does not take (--cc=1):
+			 * optopt is its internal letter, no name of the user's */
+			return fail("create: option '%s' takes no value", argv[optind - 1]);
 		else if (c == '?' && optopt) /* a short one, maybe inside "-zq" */
 			return fail("create: unknown option '-%c'", optopt);
 		else if (c == '?')
@@ -205,6 +199,7 @@ static int create_tensors(int argc, char **argv, kmodel_t *m)
 static int cmd_create(int argc, char **argv)
 {
 	create_args_t a = {.name = "model", .cores = 1};
+	const char *why;
 	uint8_t *buf = NULL;
 	kmodel_t *m = NULL;
 	size_t len = 0;
@@ -214,6 +209,10 @@ static int cmd_create(int argc, char **argv)
 	rc = create_scan(argc, argv, &a);
 	if (rc)
 		return rc;
+	/* before the model is built: a folder, a FIFO with no reader, a link
+	 * to nothing is refused now, not after */
+	if (kfile_output_ok(a.out, NULL, &why))
+		return fail("create: %s %s", a.out, why);
 	m = kmodel_new(a.name, a.cores, a.cc);
 	if (!m)
 		return last_log[0] ? fail("create")

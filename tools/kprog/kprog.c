@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/knum.h"
 #include "harness/run.h"
 #include "kfile.h"
 #include "sched/ksched.h"
@@ -78,7 +79,7 @@ static int cmd_parse(const char *in, const char *out)
 		return 2;
 	}
 	if (load_program(in, true))
-		return 1;
+		return 2;
 	n = kprog_encode(&prog, bytes, sizeof(bytes));
 	if (kfile_write(out, bytes, n)) {
 		fprintf(stderr, "kprog: cannot write %s: %s\n", out, strerror(errno));
@@ -90,12 +91,9 @@ static int cmd_parse(const char *in, const char *out)
 /* --repeat N: a decimal count, 1..1000000000. */
 static int parse_repeat(const char *v, long *out)
 {
-	char *end;
-	long n;
+	uint32_t n;
 
-	errno = 0;
-	n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : 0;
-	if (!v || n < 1 || n > 1000000000 || errno || *end) {
+	if (knum_parse_u32(v, 1, 1000000000, &n)) {
 		fprintf(stderr, "kprog run: --repeat: expected a number 1..1000000000, got '%s'\n",
 		        v ? v : "(nothing)");
 		return -1;
@@ -134,7 +132,7 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	if (load_program(argv[2], is_text))
-		return 1;
+		return 2;
 	if (target && kprog_shape(target, &prog)) {
 		fprintf(stderr, "kprog run: unknown target %s\n", target);
 		return 2;
@@ -183,7 +181,7 @@ int main(int argc, char **argv)
 		return rc;
 	if (argc == 3 && !strcmp(argv[1], "print")) {
 		if (load_program(argv[2], false))
-			return 1;
+			return 2; /* a file that is no input: bad usage, as in every tool */
 		kprog_print(&prog, text, sizeof(text));
 		fputs(text, stdout);
 		return kfile_stdout_done("kprog print") ? 1 : 0;
