@@ -33,7 +33,7 @@ done
 [ -n "$py" ] || { echo "cflite-check: no python3 with yaml (apt-get install python3-yaml; ci/deps.sh does)" >&2; exit 1; }
 
 "$py" - "${KMGR_CFLITE_ROOT:-$root}" "$submit" <<'PY'
-import glob, os, re, sys, yaml
+import difflib, glob, os, re, sys, yaml
 root = sys.argv[1]
 submit = sys.argv[2] == "1"
 errors = []
@@ -51,6 +51,19 @@ def load(f):
         return None
     return d
 SANS = {"address", "undefined", "memory"}
+# Each ClusterFuzzLite action's inputs (google/clusterfuzzlite, actions/*/
+# action.yml at 40f9a53, Dec 2024): GitHub passes an unknown `with:` key on
+# with a warning only, so `output-sarf: true` ran without its SARIF.
+INPUTS = {
+    "build_fuzzers": {"language", "dry-run", "allowed-broken-targets-percentage", "sanitizer",
+                      "project-src-path", "bad-build-check", "keep-unaffected-fuzz-targets",
+                      "storage-repo", "storage-repo-branch", "storage-repo-branch-coverage",
+                      "upload-build", "github-token"},
+    "run_fuzzers": {"language", "fuzz-seconds", "dry-run", "sanitizer", "mode", "github-token",
+                    "storage-repo", "storage-repo-branch", "storage-repo-branch-coverage",
+                    "report-unreproducible-crashes", "minimize-crashes", "parallel-fuzzing",
+                    "output-sarif", "report-timeouts", "report-ooms"},
+}
 
 # project files
 for f, keys in ((".clusterfuzzlite/project.yaml", ["language"]),
@@ -88,9 +101,20 @@ for f in wfs:
         build_san = run_san = None
         uses = []
         sarif_wanted = sarif_uploaded = False
+        build_with = None
         for st in job.get("steps") or []:
             u, w = st.get("uses", ""), st.get("with") or {}
             uses.append(u)
+            action = re.match(r"google/clusterfuzzlite/actions/([a-z_]+)@", u)
+            if action and action.group(1) not in INPUTS:
+                err(f, "job %s: %s is no ClusterFuzzLite action (%s)" % (jn, u, ", ".join(sorted(INPUTS))))
+            elif action:
+                for k in sorted(set(w) - INPUTS[action.group(1)]):
+                    near = difflib.get_close_matches(k, INPUTS[action.group(1)], 1)
+                    err(f, "job %s: %s has no input '%s'%s" % (jn, action.group(1), k,
+                        " (did you mean '%s'?)" % near[0] if near else ""))
+                if action.group(1) == "build_fuzzers":
+                    build_with = w
             if u.startswith("google/clusterfuzzlite/actions/") and "github-token" not in w:
                 # without it a private repository cannot be cloned
                 err(f, "job %s: %s without github-token" % (jn, u))
@@ -121,6 +145,13 @@ for f in wfs:
                     if k not in w:
                         err(f, "job %s: run_fuzzers without %s" % (jn, k))
                 run_san = w.get("sanitizer", "address")
+                # code-change fuzzing runs only the targets a change
+                # affects when the build step can read the coverage the
+                # cron job keeps in the storage repo (ClusterFuzzLite's
+                # "Git repo for storage"); without it every target runs
+                if mode == "code-change" and "storage-repo" not in (build_with or {}):
+                    err(f, "job %s: code-change mode with no storage-repo on its build_fuzzers step "
+                           "(it fuzzes every target, not the affected ones)" % jn)
                 modes.setdefault(mode, []).append((f, jn, matrix, run_san))
         if sarif_wanted and not sarif_uploaded:
             err(f, "job %s: output-sarif with no upload-sarif step after it (the SARIF goes nowhere)" % jn)

@@ -67,5 +67,33 @@ copy "$tmp/ccs" && fill "$tmp/ccs" "$url" "$mail"
 sed -i 's|^auto_ccs: .*|auto_ccs: ["second@host.invalid"]|' "$tmp/ccs/infra/oss-fuzz/project.yaml"
 expect "auto_ccs at .invalid" 1 "auto_ccs entry 'second@host.invalid'" "$tmp/ccs"
 
+# --yaml-only: a `with:` key no ClusterFuzzLite action has (a typo GitHub
+# passes with a warning), and a code-change build with no storage repo.
+expect_yaml() {
+	local out rc=0
+	out=$(KMGR_CFLITE_ROOT=$4 bash "$ci/cflite-check.sh" --yaml-only 2>&1) || rc=$?
+	if [ "$rc" = "$2" ] && grep -qE "$3" <<<"$out"; then
+		echo "ok   $1 (exit $rc)"
+	else
+		echo "FAIL $1: exit $rc, wanted $2 and /$3/; output:"
+		sed 's/^/     /' <<<"$out"
+		fails=$((fails + 1))
+	fi
+}
+copy "$tmp/sarf" && sed -i 's|output-sarif: true|output-sarf: true|' "$tmp/sarf/.github/workflows/cflite_pr.yml"
+expect_yaml "output-sarf" 1 "run_fuzzers has no input 'output-sarf' \\(did you mean 'output-sarif'\\?\\)" "$tmp/sarf"
+copy "$tmp/bulid" && sed -i 's|^\(  *\)language: c$|&\n\1upload-bulid: true|' "$tmp/bulid/.github/workflows/cflite_build.yml"
+expect_yaml "upload-bulid" 1 "build_fuzzers has no input 'upload-bulid'" "$tmp/bulid"
+copy "$tmp/nostore" && python3 - "$tmp/nostore/.github/workflows/cflite_pr.yml" <<'PY'
+import sys
+f = sys.argv[1]
+lines = open(f).read().split("\n")
+# the build step's storage lines: those before the Run Fuzzers step
+run = next(i for i, l in enumerate(lines) if "Run Fuzzers" in l)
+keep = [l for i, l in enumerate(lines) if i > run or "storage-repo" not in l]
+open(f, "w").write("\n".join(keep))
+PY
+expect_yaml "PR build without storage-repo" 1 "code-change mode with no storage-repo on its build_fuzzers" "$tmp/nostore"
+
 [ "$fails" = 0 ] || { echo "cflite_submit_check: $fails case(s) failed"; exit 1; }
 echo "cflite_submit_check: all cases as expected"
