@@ -46,12 +46,25 @@ echo "nrt $version: $flags"
 ./consumer_pc
 
 step "find_package consumer"
-cmake -S "$src/tests/consumer" -B consumer-cmake -DCMAKE_PREFIX_PATH="$prefix" \
+cmake -S "$src/tests/consumer" -B consumer-cmake -DCMAKE_PREFIX_PATH="$prefix" -DNRT_WANT_VERSION="$version" \
 	-DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$san" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	>consumer-cmake.log
 cmake --build consumer-cmake >>consumer-cmake.log
 ./consumer-cmake/consumer_shared
 ./consumer-cmake/consumer_static
+
+step "one version"
+# nrt.pc, the CMake package, the library file behind the SONAME and
+# nrt_get_version say the same X.Y.Z (project(VERSION)), and
+# find_package(nrt X.Y.Z) took it above.
+pkg_cmake=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$prefix/$libdir/cmake/nrt/nrtConfigVersion.cmake")
+file=$(readlink "$prefix/$libdir/libnrt.so.1")
+runtime=$(./consumer_pc | sed -n 's/^consumer: runtime \([0-9.]*\),.*/\1/p')
+echo "nrt.pc $version, CMake package $pkg_cmake, $file, nrt_get_version $runtime"
+[ "$pkg_cmake" = "$version" ] && [ "$file" = "libnrt.so.$version" ] && [ "$runtime" = "$version" ] || {
+	echo "install_test: the versions disagree" >&2
+	exit 1
+}
 
 step "exports"
 bash "$src/tests/check_exports.sh" "$prefix/$libdir/libnrt.so" "$prefix/include/nrt" \

@@ -1,7 +1,8 @@
 /*
- * version.c - nrt_get_version: the API version of nrt.h as rt_major and
- * rt_minor, this project's own version in rt_detail, and the commit the
- * build was configured from (lib/nrt/CMakeLists.txt) in git_hash.
+ * version.c - nrt_get_version: the project's one version (project(VERSION)
+ * in CMakeLists.txt, whose MAJOR.MINOR is nrt.h's API version) as rt_major,
+ * rt_minor and rt_patch, rt_maintenance 0, the same in words in rt_detail,
+ * and the commit the build was configured from in git_hash.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -12,6 +13,9 @@
 
 #ifndef KMGR_PROJECT_VERSION
 #define KMGR_PROJECT_VERSION "unknown"
+#endif
+#ifndef KMGR_VERSION_PATCH
+#define KMGR_VERSION_PATCH 0
 #endif
 #ifndef KMGR_GIT_HASH
 #define KMGR_GIT_HASH "unknown"
@@ -28,6 +32,7 @@ NRT_STATUS nrt_get_version(nrt_version_t *ver, size_t size)
 	memset(&v, 0, sizeof(v));
 	v.rt_major = NRT_MAJOR_VERSION;
 	v.rt_minor = NRT_MINOR_VERSION;
+	v.rt_patch = KMGR_VERSION_PATCH;
 	snprintf(v.rt_detail, sizeof(v.rt_detail), "kmgr-fuzz %s (emulated device)",
 	         KMGR_PROJECT_VERSION);
 	snprintf(v.git_hash, sizeof(v.git_hash), "%s", KMGR_GIT_HASH);

@@ -80,8 +80,12 @@ static int version(void)
 	st = nrt_get_version(&v, sizeof(v.rt_major));
 	if (st != NRT_INVALID)
 		return fail("nrt_get_version with a short record (want NRT_INVALID)", st);
-	printf("consumer: runtime %llu.%llu, %s, %s\n", (unsigned long long)v.rt_major,
-	       (unsigned long long)v.rt_minor, v.rt_detail, v.git_hash);
+	st = nrt_get_version(&v, sizeof(v));
+	if (st != NRT_SUCCESS)
+		return fail("nrt_get_version", st);
+	printf("consumer: runtime %llu.%llu.%llu, %s, %s\n", (unsigned long long)v.rt_major,
+	       (unsigned long long)v.rt_minor, (unsigned long long)v.rt_patch, v.rt_detail,
+	       v.git_hash);
 	return 0;
 }
 
