@@ -32,6 +32,7 @@
 #include "harness/nrt_meta.c"
 #include "harness/nrt_lifecycle.c"
 #include "harness/tensor.c"
+#include "harness/completion.c"
 #include "harness/harness.c"
 #include "prog/templates.c"
 #include "harness/regression.c"

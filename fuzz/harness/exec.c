@@ -24,11 +24,13 @@ KH_FACADE_OP(kh_exec)(unsigned op, unsigned thread, const kh_args_t *a)
 	 * first..last_ok, and ids taken one by one interleaved with other
 	 * threads' (a success of another op's job then passed for one of ours;
 	 * the faults and async targets found this in the oracle) */
-	first = (uint64_t)ks_atomic_add_quiet(&kh_state.next_job, a->repeat > 0 ? a->repeat : 0) + 1;
+	first =
+	    (uint64_t)ks_atomic_add_quiet(&kh_state.next_job, a->repeat > 0 ? a->repeat : 0) + 1;
 	for (int r = 0; r < a->repeat && rc == NRT_SUCCESS; r++) {
 		job = first + (uint64_t)r;
 		t0 = oracle_tick();
 		rc = kmgr_exec((H_NN){s.id}, pe->b.in, pe->b.out, job);
+		kh_job_submitted(job, s.id, rc == NRT_SUCCESS && kh_state.c->async);
 		kh_finish(op, "exec", ORACLE_EXEC, s.id, t0, rc, e, fired0);
 		if (rc == NRT_SUCCESS)
 			last_ok = job;
@@ -83,7 +85,8 @@ KH_FACADE_OP(kh_is_completed)(unsigned op, unsigned thread, const kh_args_t *a)
 
 	if (!a->bogus && !kh_state.nseq[thread])
 		return;
-	seq = a->bogus ? KH_BOGUS_SEQ : kh_state.seqs[thread][(unsigned)a->which % kh_state.nseq[thread]];
+	seq = a->bogus ? KH_BOGUS_SEQ
+	               : kh_state.seqs[thread][(unsigned)a->which % kh_state.nseq[thread]];
 	rc = nrta_is_completed(seq, &is_done);
 	kh_done(op, "is_completed", rc);
 	kh_check(op, "is_completed", rc, oracle_predict_is_completed(a->bogus), fired0);

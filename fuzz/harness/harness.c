@@ -73,55 +73,6 @@ int kh_field_offset(const char *name)
 
 /* ---- completion, quiescence and teardown ------------------------------- */
 
-/* The job flags are cleared only up to the highest id a run touched (a
- * full sweep was a tenth of a short run); ids the callback reports are
- * counted too, in case the library names one the harness never reserved. */
-static void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
-                              NRT_STATUS status)
-{
-	(void)params;
-	(void)model_id;
-	(void)vnc;
-	if (job_id == 0 || job_id >= KH_MAX_JOBS)
-		return;
-	ks_atomic_max_quiet(&kh_state.job_hw, (int64_t)job_id);
-	if (status == NRT_SUCCESS)
-		ks_atomic_store_quiet(&kh_state.job_ok[job_id], 1);
-	ks_atomic_store_quiet(&kh_state.job_done[job_id], 1);
-}
-
-/* Every submitted execution completed or was cancelled.  A sleep, not a
- * yield: under control a sleeping thread is not runnable, so the device
- * threads run even when the decisions ran out (whose fallback keeps the
- * current thread). */
-static void kh_finish_pending(bool closed)
-{
-	for (unsigned k = 0; k < kh_state.pend_hw; k++) {
-		kh_pend_t *pe = &kh_state.pend[k];
-		bool is_done = false, ok = false;
-
-		if (!pe->used)
-			continue;
-		if (pe->sched && closed) {
-			/* nrt_close drained and cancelled it, and took the facade */
-		} else if (pe->sched) {
-			if (kmgr_xu_is_completed(pe->seq, &is_done) != NRT_SUCCESS || !is_done)
-				oracle_fail("lost-completion",
-				            "op %u: sequence %llx never completed", pe->op,
-				            (unsigned long long)pe->seq);
-			ok = pe->ret == NRT_SUCCESS && !pe->unchecked;
-		} else {
-			/* seq_cst: the callback's store follows the device's writes of
-			 * the outputs, so this load orders our reads after them */
-			for (uint64_t j = pe->job_first; j <= pe->job_last && j < KH_MAX_JOBS; j++)
-				ok |= ks_atomic_load_quiet(&kh_state.job_ok[j]) != 0;
-		}
-		if (ok && !closed) /* after a close the outputs can no longer be read */
-			kh_iob_verify(&pe->b, pe->op);
-		kh_pend_put(pe);
-	}
-}
-
 static void kh_free_tensor_slots(void)
 {
 	for (unsigned t = 0; t < KPROG_MAX_THREADS; t++)
@@ -144,28 +95,6 @@ static void kh_set_env(const kh_config_t *c)
 	}
 }
 
-/* The job flags a run used, cleared at the end of that run, not at the
- * start of the next: the loop then runs as often as this input had jobs.
- * Cleared by the next run, its length would be the previous input's job
- * count, so the same input would take other edge counts after another (an
- * unstable edge to AFL++, a spurious feature to libFuzzer: ctest
- * cov_stable). */
-static void kh_clear_jobs(void)
-{
-	int64_t jobs = ks_atomic_peek(&kh_state.next_job);
-
-	if (ks_atomic_peek(&kh_state.job_hw) > jobs)
-		jobs = ks_atomic_peek(&kh_state.job_hw);
-	if (jobs >= KH_MAX_JOBS)
-		jobs = KH_MAX_JOBS - 1;
-	ks_atomic_reset(&kh_state.next_job);
-	ks_atomic_reset(&kh_state.job_hw);
-	for (int64_t j = 0; j <= jobs; j++) {
-		ks_atomic_reset(&kh_state.job_done[j]);
-		ks_atomic_reset(&kh_state.job_ok[j]);
-	}
-}
-
 static void kh_reset(const kh_config_t *c)
 {
 	kh_state.c = c;
@@ -174,6 +103,8 @@ static void kh_reset(const kh_config_t *c)
 	memset(kh_state.slot, 0, sizeof(kh_state.slot));
 	memset(kh_state.pend, 0, kh_state.pend_hw * sizeof(kh_state.pend[0]));
 	kh_state.pend_hw = 0;
+	kh_state.ngone = 0;
+	ks_atomic_reset(&kh_state.unload_all);
 	memset(kh_state.nseq, 0, sizeof(kh_state.nseq));
 	ks_atomic_reset(&kh_state.facade);
 	ks_atomic_reset(&kh_state.closing);
@@ -238,8 +169,10 @@ static int kh_body(const kh_config_t *c, kh_result_t *r)
 	 * not unload; that run skips the leak check. */
 	close_faulted = oracle_close_runtime() || ks_atomic_load_quiet(&kh_state.close_faulted);
 	kfault_clear();
-	if (!close_faulted)
+	if (!close_faulted) {
+		kh_check_completions(closed);
 		oracle_check_closed("after nrt_close");
+	}
 	return 0;
 }
 

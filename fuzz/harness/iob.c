@@ -87,7 +87,7 @@ static NRT_STATUS kh_build_side(kh_iob_t *b, bool input, int place, int nc)
 }
 
 NRT_STATUS kh_iob_build(kh_iob_t *b, const oracle_io_t *io, uint32_t seed, int in_place,
-                               int out_place, int nc)
+                        int out_place, int nc)
 {
 	NRT_STATUS rc;
 

@@ -45,14 +45,18 @@ KH_FACADE_OP(kh_unload_all)(unsigned op, unsigned thread, const kh_args_t *a)
 {
 	uint64_t fired0 = kfault_fired(), t0, t1;
 	kh_slot_t s[KPROG_SLOTS];
+	NRT_STATUS rc;
 
 	(void)thread;
 	(void)a;
 	for (unsigned k = 0; k < KPROG_SLOTS; k++)
 		kh_get_slot(k, &s[k]);
 	t0 = oracle_tick();
-	t1 = kh_finish(op, "unload_all", ORACLE_UNLOAD_ALL, 0, t0, kmgr_unload_all_nns(),
-	               oracle_predict_ok(), fired0);
+	rc = kmgr_unload_all_nns();
+	t1 = kh_finish(op, "unload_all", ORACLE_UNLOAD_ALL, 0, t0, rc, oracle_predict_ok(), fired0);
+	/* it erased models no slot holds any more too (loaded over) */
+	if (rc == NRT_SUCCESS)
+		ks_atomic_store_quiet(&kh_state.unload_all, 1);
 	for (unsigned k = 0; k < KPROG_SLOTS; k++) {
 		uint32_t x, y;
 

@@ -90,5 +90,6 @@ KH_FACADE_OP(kh_nc_info)(unsigned op, unsigned thread, const kh_args_t *a)
 	rc = kmgr_get_nc_info((H_NN){c.s.id}, &start, &count);
 	kh_end(&c, ORACLE_READ, rc, oracle_predict_ok());
 	if (rc == NRT_SUCCESS)
-		oracle_check_nc_info(op, c.s.id, c.s.place, kh_state.c->nc, c.s.start_nc, start, count);
+		oracle_check_nc_info(op, c.s.id, c.s.place, kh_state.c->nc, c.s.start_nc, start,
+		                     count);
 }

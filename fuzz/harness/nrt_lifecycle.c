@@ -119,8 +119,8 @@ void kh_nrt_init(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_done(op, "nrt_get_visible_nc_count(env)", rc);
 	closed_ok =
 	    count >= 0 && iok ? rc == NRT_SUCCESS && n == (uint32_t)count : rc == NRT_INVALID;
-	oracle_check_either(op, "nrt_get_visible_nc_count(env)", rc == NRT_SUCCESS && n == kh_state.c->nc,
-	                    closed_ok, t0, oracle_tick());
+	oracle_check_either(op, "nrt_get_visible_nc_count(env)",
+	                    rc == NRT_SUCCESS && n == kh_state.c->nc, closed_ok, t0, oracle_tick());
 	if (fw_ok && count >= 0 && iok) {
 		if (!kh_facade_enter())
 			return;

@@ -33,7 +33,7 @@ oracle_expect_t kh_handle_expect(const kh_args_t *a, const kh_slot_t *s, oracle_
  * against the close and nothing more (returns false); else recorded and
  * checked against e (returns true). */
 bool kh_nrt_end(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, uint64_t t0,
-                       NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
+                NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
 {
 	uint64_t t1 = oracle_tick();
 
@@ -47,7 +47,7 @@ bool kh_nrt_end(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, ui
 
 /* A retired handle answered success: the record was found live again. */
 void kh_check_retired(unsigned op, const char *what, const kh_args_t *a, const kh_slot_t *s,
-                             NRT_STATUS rc)
+                      NRT_STATUS rc)
 {
 	if (a->old && s->old_retired && rc == NRT_SUCCESS)
 		oracle_fail("retired-handle", "op %u %s: the handle of unloaded model %u accepted",
@@ -123,6 +123,8 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
 	t0 = oracle_tick();
 	rc = a->repeat > 1 ? nrt_execute_repeat(s.m, pe->b.in, pe->b.out, a->repeat)
 	                   : nrt_execute(s.m, pe->b.in, pe->b.out);
+	if (kh_state.c->async)
+		kh_anon_submitted(a->repeat, rc);
 	/* the outputs are read through the public API, which a close in
 	 * between refuses: the check holds close off as a facade op does */
 	if (kh_nrt_end(op, "nrt_exec", ORACLE_EXEC, s.id, t0, rc, e, fired0) && rc == NRT_SUCCESS &&

@@ -63,6 +63,10 @@ void kh_clear_slot_if(unsigned s, uint32_t id, bool retired)
 	kh_slot_t *sl = &kh_state.slot[s];
 
 	ks_mutex_lock(&kh_state.lock);
+	/* whether or not the slot still holds it (another thread may have
+	 * loaded over it): its queued executions may now be cancelled */
+	if (kh_state.ngone < KH_MAX_GONE)
+		kh_state.gone[kh_state.ngone++] = id;
 	if (sl->used && sl->id == id) {
 		sl->used = false;
 		sl->stale = id;
@@ -149,16 +153,16 @@ void kh_done(unsigned op, const char *what, NRT_STATUS rc)
 
 /* The reference model's verdict where it has one (single-threaded, no
  * fault fired since the op began); the argument contract in every run. */
-void kh_check(unsigned op, const char *what, NRT_STATUS rc, oracle_expect_t e,
-                     uint64_t fired0)
+void kh_check(unsigned op, const char *what, NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
 {
-	oracle_check_status(op, what, rc, e, kh_state.reference && kfault_fired() == fired0, kh_state.faults);
+	oracle_check_status(op, what, rc, e, kh_state.reference && kfault_fired() == fired0,
+	                    kh_state.faults);
 }
 
 /* An op on model id that began at t0 returned rc: counted, recorded in
  * the oracle's history, checked.  Returns the tick it ended at. */
 uint64_t kh_finish(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, uint64_t t0,
-                          NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
+                   NRT_STATUS rc, oracle_expect_t e, uint64_t fired0)
 {
 	uint64_t t1 = oracle_tick();
 

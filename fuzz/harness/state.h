@@ -22,6 +22,7 @@
 #define KH_MAX_PENDING 160
 #define KH_MAX_SEQS    8
 #define KH_MAX_JOBS    1024
+#define KH_MAX_GONE    64
 #define KH_BOGUS_SEQ   ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
 
 /* The tensors of one execution: a model's inputs then outputs. */
@@ -74,7 +75,16 @@ typedef struct kh_state {
 	unsigned pend_hw; /* pend[] entries ever used this run */
 	ks_atomic_t ops_run, ops_ok, checked, next_job;
 	ks_atomic_t job_hw; /* the highest job id a callback reported */
-	ks_atomic_t job_done[KH_MAX_JOBS], job_ok[KH_MAX_JOBS];
+	/* per job id (completion.c): its callbacks, those with a status other
+	 * than success, what its submission did (KH_JOB_*), its model */
+	ks_atomic_t job_calls[KH_MAX_JOBS], job_ok[KH_MAX_JOBS], job_failed[KH_MAX_JOBS];
+	ks_atomic_t job_sub[KH_MAX_JOBS], job_model[KH_MAX_JOBS];
+	/* nrt_execute's executions (job id 0): callbacks, and how many the
+	 * calls' statuses say were queued, at least and at most */
+	ks_atomic_t anon_calls, anon_min, anon_max;
+	uint32_t gone[KH_MAX_GONE]; /* models unloaded this run (under lock) */
+	unsigned ngone;
+	ks_atomic_t unload_all;    /* an unload_all succeeded: every model may be gone */
 	ks_atomic_t facade;        /* ops in a direct facade call (kh_facade_enter) */
 	ks_atomic_t closing;       /* an nrt_close op began: no more direct facade calls */
 	ks_atomic_t close_faulted; /* a fault fired inside an nrt_close op */
@@ -152,6 +162,22 @@ bool kh_nrt_end(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, ui
 void kh_check_retired(unsigned op, const char *what, const kh_args_t *a, const kh_slot_t *s,
                       NRT_STATUS rc);
 void kh_nrt_want(unsigned op, const char *what, NRT_STATUS got, NRT_STATUS want);
+
+/* ---- completion.c: exactly-once accounting of implicit-async executions -- */
+
+/* What submitting job id did: queued (the implicit-async worker owes it
+ * one callback) or not (it owes none). */
+enum { KH_JOB_NONE, KH_JOB_QUEUED, KH_JOB_REFUSED };
+void kh_job_submitted(uint64_t job, uint32_t model, bool queued);
+/* nrt_execute(_repeat) of repeat executions answered rc (job id 0). */
+void kh_anon_submitted(int repeat, NRT_STATUS rc);
+void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
+                       NRT_STATUS status);
+/* At quiescence: every pending execution completed, outputs verified. */
+void kh_finish_pending(bool closed);
+/* After nrt_close joined the device threads: every job accounted for. */
+void kh_check_completions(bool closed);
+void kh_clear_jobs(void);
 
 /* ---- tensor.c ------------------------------------------------------------- */
 

@@ -9,6 +9,23 @@
 #include "model/kmodel.h"
 #include "oracle/model.h"
 
+/* by_name[from..from+n): that side's indices sorted by name, strcmp's
+ * order (the facade's qsort, the seed's std::map of std::string: both
+ * compare bytes as unsigned char).  An insertion sort: at most 16. */
+static void sort_side(oracle_io_t *io, uint32_t from, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t j = k;
+
+		while (j > 0 &&
+		       strcmp(io->name[io->by_name[from + j - 1]], io->name[from + k]) > 0) {
+			io->by_name[from + j] = io->by_name[from + j - 1];
+			j--;
+		}
+		io->by_name[from + j] = (uint8_t)(from + k);
+	}
+}
+
 void oracle_describe(oracle_io_t *io, const uint8_t *bytes, size_t len)
 {
 	kmodel_t *m = NULL;
@@ -34,6 +51,10 @@ void oracle_describe(oracle_io_t *io, const uint8_t *bytes, size_t len)
 				io->ok = false;
 			n++;
 		}
+	if (io->ok) {
+		sort_side(io, 0, io->n_in);
+		sort_side(io, io->n_in, io->n_out);
+	}
 	kmodel_free(m);
 }
 

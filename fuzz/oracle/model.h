@@ -22,13 +22,18 @@
 #define ORACLE_MAX_IO           16
 #define ORACLE_MAX_TENSOR_BYTES 65536
 
-/* A container's inputs then outputs, each in model order. */
+/* A container's inputs then outputs, each in model order (the order the
+ * device computes in, docs/device.md).  The facade answers tensor info in
+ * another order: each side by name (the seed's walk of its IO maps, which
+ * are keyed by name); by_name[k] is the model-order index of the facade's
+ * k-th tensor (inputs then outputs, as the model order). */
 typedef struct oracle_io {
 	bool parsed;
 	bool ok; /* small enough for the harness to execute */
 	uint32_t nkbin, n_in, n_out;
 	char name[ORACLE_MAX_IO][NRT_TENSOR_NAME_MAX];
 	uint64_t size[ORACLE_MAX_IO];
+	uint8_t by_name[ORACLE_MAX_IO];
 } oracle_io_t;
 
 /* What the reference model says about one op's status. */

@@ -103,10 +103,12 @@ void oracle_check_refcounts(bool faults_possible);
 void oracle_check_closed(const char *when);
 
 /* ---- values against the reference model (values.c) ---- */
-/* The outputs of a successful execution follow the compute formula; in[]
- * the bytes each input held, out[] the output tensors (NULL: left out). */
+/* The outputs of a successful execution follow the compute formula (the
+ * oracle's own, values.c); in[] the bytes each input held, out[] the
+ * output tensors (NULL: left out), both in model order. */
 void oracle_check_outputs(unsigned op, const oracle_io_t *io, const uint8_t *const *in,
                           nrt_tensor_t *const *out);
+/* idx: inputs then outputs, each side in the facade's (name) order. */
 void oracle_check_tensor_info(unsigned op, const oracle_io_t *io, uint32_t idx, const char *name,
                               size_t size);
 void oracle_check_ifmap_valid(unsigned op, const char *name, bool valid, bool want);
@@ -175,9 +177,14 @@ bool oracle_close_runtime(void);
 
 /* Silences the library's log (fuzz inputs are wrong on purpose, and the
  * chatter costs exec/s) except the lines it writes just before aborting on
- * a broken invariant of its own, which keep a crash readable.  Lives here,
+ * a broken invariant of its own, which keep a crash readable, and the lines
+ * of a broken invariant it survives, which fail the run (oracle_fail:
+ * inflight-on-removed-model, staged-at-close).  Lives here,
  * below the targets: the sink runs on library threads, and under TSan only
  * the target files carry libFuzzer's (racy) counters. */
 void oracle_log_quiet(void); /* logfilter.c */
+/* Error lines that answered the harness's own misuse, counted instead of
+ * printed (a line at exit says how many). */
+uint64_t oracle_log_misuse_lines(void);
 
 #endif /* KORACLE_H */

@@ -2,6 +2,11 @@
  * templates.c - the built-in model templates a LOAD names by number: small
  * containers made once with the kmodel builder, covering one and several
  * inputs and outputs, a collectives model and multi-core (LNC) models.
+ * Names are in every order, never repeated: sorted (u8x64, cc, lnc2),
+ * reversed within each side (two_io, lnc4's outputs) and shuffled (wide's
+ * inputs), since the facade answers metadata by name and the device
+ * computes in model order, and only a container whose two orders differ
+ * tells them apart.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +44,10 @@ static const struct tmpl_def defs[KPROG_NTMPL] = {
      1,
      false,
      4,
-     {{"a", IN, NRT_DTYPE_FLOAT32, 2, {4, 4}},
-      {"b", IN, NRT_DTYPE_UINT8, 1, {8}},
-      {"y", OUT, NRT_DTYPE_UINT8, 1, {32}},
-      {"z", OUT, NRT_DTYPE_INT16, 2, {2, 4}}}},
+     {{"b", IN, NRT_DTYPE_FLOAT32, 2, {4, 4}},
+      {"a", IN, NRT_DTYPE_UINT8, 1, {8}},
+      {"z", OUT, NRT_DTYPE_UINT8, 1, {32}},
+      {"y", OUT, NRT_DTYPE_INT16, 2, {2, 4}}}},
     {"cc", 1, true, 2, {{"x", IN, NRT_DTYPE_UINT8, 1, {16}}, {"y", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
     {"lnc2",
      2,
@@ -54,16 +59,16 @@ static const struct tmpl_def defs[KPROG_NTMPL] = {
      false,
      3,
      {{"x", IN, NRT_DTYPE_UINT8, 1, {8}},
-      {"y", OUT, NRT_DTYPE_UINT8, 1, {8}},
-      {"y2", OUT, NRT_DTYPE_UINT8, 1, {8}}}},
+      {"y2", OUT, NRT_DTYPE_UINT8, 1, {8}},
+      {"y", OUT, NRT_DTYPE_UINT8, 1, {8}}}},
     {"wide",
      1,
      false,
      5,
-     {{"i0", IN, NRT_DTYPE_UINT8, 1, {4}},
-      {"i1", IN, NRT_DTYPE_UINT8, 1, {4}},
-      {"i2", IN, NRT_DTYPE_UINT8, 1, {4}},
+     {{"i2", IN, NRT_DTYPE_UINT8, 1, {4}},
+      {"i0", IN, NRT_DTYPE_UINT8, 1, {4}},
       {"i3", IN, NRT_DTYPE_UINT8, 1, {4}},
+      {"i1", IN, NRT_DTYPE_UINT8, 1, {4}},
       {"o", OUT, NRT_DTYPE_UINT8, 1, {16}}}},
 };
 
