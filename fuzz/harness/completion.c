@@ -37,7 +37,7 @@ void kh_anon_submitted(int repeat, NRT_STATUS rc)
  * full sweep was a tenth of a short run); ids the callback reports are
  * counted too, in case the library names one the harness never reserved. */
 void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
-                              NRT_STATUS status)
+                       NRT_STATUS status)
 {
 	(void)params;
 	(void)model_id;
@@ -115,8 +115,9 @@ static void kh_check_job(uint64_t j, bool closed)
 		            (unsigned long long)j, model, (long long)calls);
 	/* a submission a fault refused may have queued first */
 	if (sub != KH_JOB_QUEUED && calls && !(sub == KH_JOB_REFUSED && kh_state.faults))
-		oracle_fail("unexpected-completion", "job %llu (model %u), never queued, called back",
-		            (unsigned long long)j, model);
+		oracle_fail("unexpected-completion",
+		            "job %llu (model %u), never queued, called back", (unsigned long long)j,
+		            model);
 	if (sub == KH_JOB_QUEUED && ks_atomic_peek(&kh_state.job_failed[j]) && !closed &&
 	    !kh_state.faults && !kh_gone(model))
 		oracle_fail("cancelled-completion",
@@ -138,11 +139,12 @@ void kh_check_completions(bool closed)
 		oracle_fail("unexpected-completion", "a callback named job %lld, never handed out",
 		            (long long)ks_atomic_peek(&kh_state.job_hw));
 	if (anon < ks_atomic_peek(&kh_state.anon_min) || anon > ks_atomic_peek(&kh_state.anon_max))
-		oracle_fail(anon < ks_atomic_peek(&kh_state.anon_min) ? "lost-completion"
-		                                                        : "duplicate-completion",
-		            "nrt_execute: %lld callbacks, its statuses say %lld to %lld were queued",
-		            (long long)anon, (long long)ks_atomic_peek(&kh_state.anon_min),
-		            (long long)ks_atomic_peek(&kh_state.anon_max));
+		oracle_fail(
+		    anon < ks_atomic_peek(&kh_state.anon_min) ? "lost-completion"
+		                                              : "duplicate-completion",
+		    "nrt_execute: %lld callbacks, its statuses say %lld to %lld were queued",
+		    (long long)anon, (long long)ks_atomic_peek(&kh_state.anon_min),
+		    (long long)ks_atomic_peek(&kh_state.anon_max));
 }
 
 /* The job flags a run used, cleared at the end of that run, not at the
@@ -172,4 +174,3 @@ void kh_clear_jobs(void)
 		ks_atomic_reset(&kh_state.job_model[j]);
 	}
 }
-

@@ -118,9 +118,10 @@ static bool decode_op(struct reader *r, kprog_t *p, kprog_op_t *op)
 	return true;
 }
 
-/* The access points are the input's last 2 * nap bytes (thread | k-1 << 3,
- * then the release index mod 32), taken from the end of the decision
- * tail: turning them on
+/* The access points are the input's last 2 * nap bytes (thread | k-1 << 3
+ * | release bits 8-9 << 6, then the release index's bits 0-7: a thread
+ * that has made 40 calls is past its 32nd release, which the old field,
+ * mod 32, could not name), taken from the end of the decision tail: turning them on
  * (byte 0) leaves the operations and the first decisions as they were, so
  * the mutation that adds one keeps the program it mutates.  Missing bytes
  * read as zero.  Returns where the decision bytes end. */
@@ -138,7 +139,7 @@ static size_t decode_access_points(const uint8_t *data, size_t off, size_t size,
 				b[j] = data[at + j];
 		p->ap[i].thread = b[0] % KPROG_AP_THREADS;
 		p->ap[i].k = (uint8_t)(1u + ((b[0] >> 3) & 7));
-		p->ap[i].point = (uint8_t)(b[1] % 32);
+		p->ap[i].point = (uint16_t)((unsigned)(b[0] >> 6) << 8 | b[1]);
 	}
 	return p->nap ? start : size;
 }

@@ -78,8 +78,9 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 	for (unsigned i = 0; i < p->nsched; i++)
 		wr(&w, p->sched[i]);
 	for (unsigned i = 0; i < p->nap; i++) { /* the last bytes (decode.c) */
-		wr(&w, (uint8_t)(p->ap[i].thread | (p->ap[i].k - 1) << 3));
-		wr(&w, p->ap[i].point);
+		wr(&w, (uint8_t)(p->ap[i].thread | (p->ap[i].k - 1) << 3 |
+		                 (p->ap[i].point >> 8 & 3) << 6));
+		wr(&w, (uint8_t)(p->ap[i].point & 0xff));
 	}
 	return w.off;
 }

@@ -108,14 +108,14 @@ static int parse_access(struct pctx *c, char **tok, int n)
 		return fail(c, "access: expected tT:R+K");
 	*colon++ = 0;
 	*plus++ = 0;
-	if (parse_int(tok[1] + 1, 0, KPROG_AP_THREADS - 1, &t) || parse_int(colon, 0, 31, &m) ||
-	    parse_int(plus, 1, 8, &k))
-		return fail(c, "access: thread 0..%d, release 0..31, access 1..8",
-		            KPROG_AP_THREADS - 1);
+	if (parse_int(tok[1] + 1, 0, KPROG_AP_THREADS - 1, &t) ||
+	    parse_int(colon, 0, KPROG_AP_MAX_RELEASE, &m) || parse_int(plus, 1, 8, &k))
+		return fail(c, "access: thread 0..%d, release 0..%d, access 1..8",
+		            KPROG_AP_THREADS - 1, KPROG_AP_MAX_RELEASE);
 	if (c->p->nap >= KPROG_MAX_AP)
 		return fail(c, "access: more than %d entries", KPROG_MAX_AP);
 	c->p->ap[c->p->nap].thread = (uint8_t)t;
-	c->p->ap[c->p->nap].point = (uint8_t)m;
+	c->p->ap[c->p->nap].point = (uint16_t)m;
 	c->p->ap[c->p->nap++].k = (uint8_t)k;
 	return 0;
 }

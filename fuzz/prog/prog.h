@@ -27,7 +27,10 @@
  *            that every other input keeps its meaning
  *   rest     scheduling decisions (at most KPROG_MAX_SCHED bytes used),
  *            less the last 2 bytes per access point: logical thread
- *            (bits 0-2) and k-1 (bits 3-5), then r (mod 32): the k-th heap
+ *            (bits 0-2), k-1 (bits 3-5) and r's bits 8-9 (bits 6-7), then
+ *            r's bits 0-7 (r: 0..1023; before issue 36 r was the second
+ *            byte mod 32, bits 6-7 unused: corpus inputs were re-derived so
+ *            that they name the same points): the k-th heap
  *            or global access of that thread after its r-th release is a
  *            scheduling point (lib/sched/ctl_access.c; none, bits 5-7
  *            of byte 0 all zero, changes nothing)
@@ -50,19 +53,20 @@
 
 #include "base/kfault.h"
 
-#define KPROG_MAX_THREADS  4
-#define KPROG_MAX_OPS      48
-#define KPROG_MAX_FAULTS   3
-#define KPROG_MAX_AP       7    /* memory access points (byte 0, bits 5-7) */
-#define KPROG_AP_THREADS   8    /* logical thread ids an access point names */
-#define KPROG_SLOTS        4    /* model slots, shared by all threads */
-#define KPROG_TSLOTS       4    /* tensor slots, per thread */
-#define KPROG_MAX_BLOB     4096 /* inline container bytes, whole program */
-#define KPROG_MAX_INLINE   1024 /* one inline container */
-#define KPROG_MAX_SCHED    4096 /* scheduling decisions kept */
-#define KPROG_HEADER_BYTES 4
-#define KPROG_OP_BYTES     6
-#define KPROG_FAULT_BYTES  4
+#define KPROG_MAX_THREADS    4
+#define KPROG_MAX_OPS        48
+#define KPROG_MAX_FAULTS     3
+#define KPROG_MAX_AP         7    /* memory access points (byte 0, bits 5-7) */
+#define KPROG_AP_THREADS     8    /* logical thread ids an access point names */
+#define KPROG_AP_MAX_RELEASE 1023 /* the release index an access point names */
+#define KPROG_SLOTS          4    /* model slots, shared by all threads */
+#define KPROG_TSLOTS         4    /* tensor slots, per thread */
+#define KPROG_MAX_BLOB       4096 /* inline container bytes, whole program */
+#define KPROG_MAX_INLINE     1024 /* one inline container */
+#define KPROG_MAX_SCHED      4096 /* scheduling decisions kept */
+#define KPROG_HEADER_BYTES   4
+#define KPROG_OP_BYTES       6
+#define KPROG_FAULT_BYTES    4
 
 typedef enum kprog_kind {
 	KOP_LOAD = 0,       /* slot, tmpl, start, count */
@@ -135,7 +139,7 @@ typedef struct kprog {
 	uint8_t nap;        /* memory access points, 0..KPROG_MAX_AP */
 	struct {
 		uint8_t thread; /* the run's logical thread id (0: main) */
-		uint8_t point;  /* after its point-th release (0..31) */
+		uint16_t point; /* after its point-th release (0..KPROG_AP_MAX_RELEASE) */
 		uint8_t k;      /* its k-th heap or global access, 1..8 */
 	} ap[KPROG_MAX_AP];
 	uint32_t nops;

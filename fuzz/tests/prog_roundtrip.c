@@ -228,6 +228,44 @@ static void case_selector_names(void)
 	KT_EQ(kprog_field_value(KOP_STALE, 1, "exec_no_input"), -1);
 }
 
+/* roundtrip-1.8: an access point names any release up to 1023, past a
+ * long-lived thread's 32nd (an exec thread passes about 18 releases per
+ * execution): the text form, the bytes (bits 8-9 of the release in bits
+ * 6-7 of the entry's first byte) and back; 1024 is refused.  An entry
+ * whose first byte has bits 6-7 clear and a second byte below 32 names
+ * what it did before the field grew. */
+static void case_access_wide(void)
+{
+	static const char src[] = "config mode=sync nc=1 qdepth=1 threads=2\n"
+	                          "access t1:40+2\n"
+	                          "access t2:1023+8\n"
+	                          "access t0:7+1\n"
+	                          "t0 load slot=0 tmpl=0 start=-1 count=-1\n";
+	uint8_t old[KPROG_HEADER_BYTES + 2] = {1u << 5, 0, 0, 0, 1 | 2 << 3, 17};
+	size_t n;
+
+	KT_EQ(kprog_parse(src, &p1, text, sizeof(text)), 0);
+	KT_EQ(p1.nap, 3);
+	KT_EQ(p1.ap[0].point, 40);
+	KT_EQ(p1.ap[1].point, 1023);
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_EQ(buf[n - 6], 1 | 1 << 3);
+	KT_EQ(buf[n - 5], 40);
+	KT_EQ(buf[n - 4], 2 | 7 << 3 | 3 << 6);
+	KT_EQ(buf[n - 3], 0xff);
+	kprog_decode(buf, n, &p2);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+	kprog_print(&p2, text2, sizeof(text2));
+	KT_ASSERT(strstr(text2, "access t1:40+2\n") != NULL);
+	KT_ASSERT(strstr(text2, "access t2:1023+8\n") != NULL);
+	KT_ASSERT(kprog_parse("access t1:1024+1\n", &p3, text, sizeof(text)) != 0);
+	kprog_decode(old, sizeof(old), &p3);
+	KT_EQ(p3.nap, 1);
+	KT_EQ(p3.ap[0].thread, 1);
+	KT_EQ(p3.ap[0].k, 3);
+	KT_EQ(p3.ap[0].point, 17);
+}
+
 int main(void)
 {
 	KT_CASE("roundtrip-1.1 decode is total and encode inverts it", case_decode_total);
@@ -237,5 +275,6 @@ int main(void)
 	KT_CASE("roundtrip-1.5 minimizer", case_minimize);
 	KT_CASE("roundtrip-1.6 kind bytes of later kinds", case_kind_bytes);
 	KT_CASE("roundtrip-1.7 selectors by name", case_selector_names);
+	KT_CASE("roundtrip-1.8 access points past the 32nd release", case_access_wide);
 	KT_DONE();
 }
