@@ -121,7 +121,8 @@ static int parse(int argc, char **argv, bool verify, bopts_t *o)
 			uint32_t n;
 
 			if (knum_parse_u32(v, 1, max, &n)) {
-				fprintf(stderr, "kmgr-repro: %s needs a number from 1 to %u\n", a, max);
+				fprintf(stderr, "kmgr-repro: %s needs a number from 1 to %u\n", a,
+				        max);
 				return -1;
 			}
 			*num = (unsigned)n;
