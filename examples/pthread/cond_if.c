@@ -64,13 +64,9 @@ static void run_queue(void)
 	assert(done == 1 + 2);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(run_queue)
-#else
 int main(void)
 {
 	run_queue();
 	printf("jobs done: %d\n", done);
 	return 0;
 }
-#endif

@@ -56,13 +56,9 @@ static void start(void)
 	free(settings);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(start)
-#else
 int main(void)
 {
 	start();
 	printf("logged %d\n", logged);
 	return 0;
 }
-#endif

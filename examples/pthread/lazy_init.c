@@ -74,13 +74,9 @@ static void lookup(void)
 	free(table);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(lookup)
-#else
 int main(void)
 {
 	lookup();
 	printf("built %d table(s)\n", builds);
 	return 0;
 }
-#endif

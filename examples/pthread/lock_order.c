@@ -64,13 +64,9 @@ static void bank(void)
 		pthread_mutex_destroy(&accounts[i].lock);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(bank)
-#else
 int main(void)
 {
 	bank();
 	printf("balances %ld %ld\n", accounts[0].balance, accounts[1].balance);
 	return 0;
 }
-#endif

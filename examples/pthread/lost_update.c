@@ -48,13 +48,9 @@ static void serve(void)
 	assert(stats.served == HANDLERS * REQUESTS);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(serve)
-#else
 int main(void)
 {
 	serve();
 	printf("served %ld\n", stats.served);
 	return 0;
 }
-#endif

@@ -1,16 +1,15 @@
 /*
- * template.c - the shape of a program for kpt (docs/pthread.md).  Copy it,
- * put your threads in scenario(), and build it with
+ * template.c - the shape of a program for kpt (docs/pthread.md): a plain
+ * pthreads program, nothing kpt-specific in it.  Build it with
  *	kpt_add_program(my_prog my_prog.c)
- * in a CMakeLists.txt of this tree (or cmake -DKPT_PROGRAMS=/path/my_prog.c).
- * The file stays a plain pthreads program: without kpt it builds and runs
- * on its own (cc -pthread template.c).
+ * in a CMakeLists.txt of this tree, or run `ci/kpt.sh my_prog.c`.
  *
- * scenario() runs once per fuzz input, in the same process, each time
- * under a new controlled run: set your globals afresh at its start, create
- * and join your threads in it, check the outcome with assert (the oracle),
- * and free what it allocated (LeakSanitizer is on).  A deadlock needs no
- * check: the scheduler reports it.
+ * Under kpt, main runs once per fuzz input, in the same process, each time
+ * under a new controlled run and from the program's initial state (its
+ * globals and statics restored, what it left on the heap kept).  Check the
+ * outcome with assert (the oracle); a deadlock needs no check: the
+ * scheduler reports it.  Without kpt it builds and runs on its own
+ * (cc -pthread template.c).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -35,7 +34,6 @@ static void scenario(void)
 {
 	pthread_t t[THREADS];
 
-	total = 0;
 	for (long i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(size_t)(i + 1));
 	for (int i = 0; i < THREADS; i++)
@@ -43,13 +41,9 @@ static void scenario(void)
 	assert(total == THREADS * (THREADS + 1) / 2);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(scenario)
-#else
 int main(void)
 {
 	scenario();
 	printf("total %ld\n", total);
 	return 0;
 }
-#endif

@@ -67,13 +67,9 @@ static void handoff(void)
 	assert(sum == 31 * 32 / 2);
 }
 
-#ifdef KPT_FUZZ_BODY
-KPT_FUZZ_BODY(handoff)
-#else
 int main(void)
 {
 	handoff();
 	printf("sum %u\n", sum);
 	return 0;
 }
-#endif

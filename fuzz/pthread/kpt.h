@@ -60,10 +60,41 @@ int kpt_detach(pthread_t t, const char *site);
 pthread_t kpt_self(void);
 int kpt_sched_yield(const char *site);
 int kpt_usleep(useconds_t us, const char *site);
+unsigned kpt_sleep(unsigned s, const char *site);
+int kpt_nanosleep(const struct timespec *t, struct timespec *rem, const char *site);
+int kpt_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t, const char *site);
+int kpt_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t,
+                       const char *site);
+int kpt_rwlock_tryrdlock(pthread_rwlock_t *l, const char *site);
+int kpt_rwlock_trywrlock(pthread_rwlock_t *l, const char *site);
+void kpt_exit(void *ret, const char *site) __attribute__((noreturn));
+int kpt_sem_init(sem_t *s, int pshared, unsigned value, const char *site);
+int kpt_sem_destroy(sem_t *s, const char *site);
+int kpt_sem_wait(sem_t *s, const char *site);
+int kpt_sem_trywait(sem_t *s, const char *site);
+int kpt_sem_timedwait(sem_t *s, const struct timespec *t, const char *site);
+int kpt_sem_post(sem_t *s, const char *site);
+int kpt_sem_getvalue(sem_t *s, int *v, const char *site);
+int kpt_once(pthread_once_t *o, void (*fn)(void), const char *site);
+int kpt_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned n,
+                     const char *site);
+int kpt_barrier_destroy(pthread_barrier_t *b, const char *site);
+int kpt_barrier_wait(pthread_barrier_t *b, const char *site);
+int kpt_spin_init(pthread_spinlock_t *l, int pshared, const char *site);
+int kpt_spin_destroy(pthread_spinlock_t *l, const char *site);
+int kpt_spin_lock(pthread_spinlock_t *l, const char *site);
+int kpt_spin_trylock(pthread_spinlock_t *l, const char *site);
+int kpt_spin_unlock(pthread_spinlock_t *l, const char *site);
 /* A scheduling point before an atomic operation; kpt_release_point before
  * one that gives something up (a store, a subtraction, a flag cleared). */
 void kpt_point(const char *site);
 void kpt_release_point(const char *site);
+/* The next byte of the input for the program's own choices (kpt_svcomp.c:
+ * __VERIFIER_nondet_*), taken from its end; 0 when they run out. */
+uint8_t kpt_input_byte(void);
+/* This path is not one of the program's (an assumption failed): the
+ * thread stops here and the run ends without a finding. */
+void kpt_infeasible(const char *what) __attribute__((noreturn));
 /* In a controlled run: report "KPT UNSUPPORTED: <what> at <site>" and abort. */
 void kpt_unsupported(const char *what, const char *site);
 
@@ -77,6 +108,20 @@ void kpt_unsupported(const char *what, const char *site);
  */
 int kpt_fuzz_run(const uint8_t *data, size_t size, void (*body)(void));
 
+/* The program's main, renamed by the forced header (`main` below): the
+ * default scenario.  kpt.c's weak LLVMFuzzerTestOneInput runs it with
+ * argc 1 and argv {program name, NULL} once per input, in a controlled
+ * run, after restoring the program's globals (kpt_state_restore). */
+#define KPT_FUZZ_MAIN kpt_fuzz_main
+
+/* Globals and function statics of the program's file start every run with
+ * their initial values: the forced header puts them in the sections
+ * kpt_data / kpt_bss (`#pragma clang section`), and kpt_fuzz_run copies
+ * them back from a snapshot taken before the first run.  Heap blocks the
+ * old values pointed to are kept (handed to LeakSanitizer as ignored, as a
+ * process exit would leave them), never reported as a leak. */
+void kpt_state_restore(void);
+
 /* LLVMFuzzerTestOneInput running body: put `KPT_FUZZ_BODY(scenario)` at
  * the end of the program (fuzz/driver/replay.c and afl.c call the same). */
 #define KPT_FUZZ_BODY(body)                                                                        \
@@ -89,52 +134,102 @@ int kpt_fuzz_run(const uint8_t *data, size_t size, void (*body)(void));
 /* ---- the user's names -------------------------------------------------- */
 #ifndef KPT_NO_MACROS
 
-#define pthread_mutex_init(m, a)    kpt_mutex_init((m), (a), KPT_SITE)
-#define pthread_mutex_destroy(m)    kpt_mutex_destroy((m), KPT_SITE)
-#define pthread_mutex_lock(m)       kpt_mutex_lock((m), KPT_SITE)
-#define pthread_mutex_trylock(m)    kpt_mutex_trylock((m), KPT_SITE)
-#define pthread_mutex_unlock(m)     kpt_mutex_unlock((m), KPT_SITE)
-#define pthread_rwlock_init(l, a)   kpt_rwlock_init((l), (a), KPT_SITE)
-#define pthread_rwlock_destroy(l)   kpt_rwlock_destroy((l), KPT_SITE)
-#define pthread_rwlock_rdlock(l)    kpt_rwlock_rdlock((l), KPT_SITE)
-#define pthread_rwlock_wrlock(l)    kpt_rwlock_wrlock((l), KPT_SITE)
-#define pthread_rwlock_unlock(l)    kpt_rwlock_unlock((l), KPT_SITE)
-#define pthread_cond_init(c, a)     kpt_cond_init((c), (a), KPT_SITE)
-#define pthread_cond_destroy(c)     kpt_cond_destroy((c), KPT_SITE)
-#define pthread_cond_wait(c, m)     kpt_cond_wait((c), (m), KPT_SITE)
-#define pthread_cond_signal(c)      kpt_cond_signal((c), KPT_SITE)
-#define pthread_cond_broadcast(c)   kpt_cond_broadcast((c), KPT_SITE)
-#define pthread_create(t, a, fn, p) kpt_create((t), (a), (fn), (p), KPT_SITE)
-#define pthread_join(t, r)          kpt_join((t), (r), KPT_SITE)
-#define pthread_detach(t)           kpt_detach((t), KPT_SITE)
-#define pthread_self()              kpt_self()
-#define sched_yield()               kpt_sched_yield(KPT_SITE)
-#define usleep(us)                  kpt_usleep((us), KPT_SITE)
+#ifndef KPT_NO_RESET
+#pragma clang section bss = "kpt_bss" data = "kpt_data"
+#endif
+#ifndef KPT_NO_MAIN
+#define main KPT_FUZZ_MAIN
+#endif
 
-/* Not modelled: a controlled run stops at them with KPT UNSUPPORTED (a
- * real timed wait, once or semaphore would block the fiber's real thread
- * or bypass the model); outside a run they are the real call.  A macro's
- * own name is not expanded again inside it. */
-#define KPT_UNSUPPORTED(name, call) (kpt_unsupported(name, KPT_SITE), call)
-#define pthread_cond_timedwait(c, m, t)                                                            \
-	KPT_UNSUPPORTED("pthread_cond_timedwait", pthread_cond_timedwait(c, m, t))
-#define pthread_mutex_timedlock(m, t)                                                              \
-	KPT_UNSUPPORTED("pthread_mutex_timedlock", pthread_mutex_timedlock(m, t))
-#define pthread_rwlock_tryrdlock(l)                                                                \
-	KPT_UNSUPPORTED("pthread_rwlock_tryrdlock", pthread_rwlock_tryrdlock(l))
-#define pthread_rwlock_trywrlock(l)                                                                \
-	KPT_UNSUPPORTED("pthread_rwlock_trywrlock", pthread_rwlock_trywrlock(l))
-#define pthread_once(o, fn)     KPT_UNSUPPORTED("pthread_once", pthread_once(o, fn))
-#define pthread_exit(r)         (kpt_unsupported("pthread_exit", KPT_SITE), pthread_exit(r))
-#define pthread_cancel(t)       KPT_UNSUPPORTED("pthread_cancel", pthread_cancel(t))
-#define pthread_barrier_wait(b) KPT_UNSUPPORTED("pthread_barrier_wait", pthread_barrier_wait(b))
-#define pthread_spin_lock(s)    KPT_UNSUPPORTED("pthread_spin_lock", pthread_spin_lock(s))
-#define sem_wait(s)             KPT_UNSUPPORTED("sem_wait", sem_wait(s))
-#define sem_trywait(s)          KPT_UNSUPPORTED("sem_trywait", sem_trywait(s))
-#define sem_timedwait(s, t)     KPT_UNSUPPORTED("sem_timedwait", sem_timedwait(s, t))
-#define sem_post(s)             KPT_UNSUPPORTED("sem_post", sem_post(s))
-#define nanosleep(t, r)         KPT_UNSUPPORTED("nanosleep", nanosleep(t, r))
-#define sleep(s)                KPT_UNSUPPORTED("sleep", sleep(s))
+#define pthread_mutex_init(m, a)        kpt_mutex_init((m), (a), KPT_SITE)
+#define pthread_mutex_destroy(m)        kpt_mutex_destroy((m), KPT_SITE)
+#define pthread_mutex_lock(m)           kpt_mutex_lock((m), KPT_SITE)
+#define pthread_mutex_trylock(m)        kpt_mutex_trylock((m), KPT_SITE)
+#define pthread_mutex_unlock(m)         kpt_mutex_unlock((m), KPT_SITE)
+#define pthread_rwlock_init(l, a)       kpt_rwlock_init((l), (a), KPT_SITE)
+#define pthread_rwlock_destroy(l)       kpt_rwlock_destroy((l), KPT_SITE)
+#define pthread_rwlock_rdlock(l)        kpt_rwlock_rdlock((l), KPT_SITE)
+#define pthread_rwlock_wrlock(l)        kpt_rwlock_wrlock((l), KPT_SITE)
+#define pthread_rwlock_unlock(l)        kpt_rwlock_unlock((l), KPT_SITE)
+#define pthread_cond_init(c, a)         kpt_cond_init((c), (a), KPT_SITE)
+#define pthread_cond_destroy(c)         kpt_cond_destroy((c), KPT_SITE)
+#define pthread_cond_wait(c, m)         kpt_cond_wait((c), (m), KPT_SITE)
+#define pthread_cond_signal(c)          kpt_cond_signal((c), KPT_SITE)
+#define pthread_cond_broadcast(c)       kpt_cond_broadcast((c), KPT_SITE)
+#define pthread_create(t, a, fn, p)     kpt_create((t), (a), (fn), (p), KPT_SITE)
+#define pthread_join(t, r)              kpt_join((t), (r), KPT_SITE)
+#define pthread_detach(t)               kpt_detach((t), KPT_SITE)
+#define pthread_self()                  kpt_self()
+#define sched_yield()                   kpt_sched_yield(KPT_SITE)
+#define usleep(us)                      kpt_usleep((us), KPT_SITE)
+
+#define pthread_mutex_timedlock(m, t)   kpt_mutex_timedlock((m), (t), KPT_SITE)
+#define pthread_cond_timedwait(c, m, t) kpt_cond_timedwait((c), (m), (t), KPT_SITE)
+#define pthread_rwlock_tryrdlock(l)     kpt_rwlock_tryrdlock((l), KPT_SITE)
+#define pthread_rwlock_trywrlock(l)     kpt_rwlock_trywrlock((l), KPT_SITE)
+#define pthread_exit(r)                 kpt_exit((r), KPT_SITE)
+#define pthread_once(o, fn)             kpt_once((o), (fn), KPT_SITE)
+#define pthread_barrier_init(b, a, n)   kpt_barrier_init((b), (a), (n), KPT_SITE)
+#define pthread_barrier_destroy(b)      kpt_barrier_destroy((b), KPT_SITE)
+#define pthread_barrier_wait(b)         kpt_barrier_wait((b), KPT_SITE)
+#define pthread_spin_init(l, p)         kpt_spin_init((l), (p), KPT_SITE)
+#define pthread_spin_destroy(l)         kpt_spin_destroy((l), KPT_SITE)
+#define pthread_spin_lock(l)            kpt_spin_lock((l), KPT_SITE)
+#define pthread_spin_trylock(l)         kpt_spin_trylock((l), KPT_SITE)
+#define pthread_spin_unlock(l)          kpt_spin_unlock((l), KPT_SITE)
+#define sem_init(s, p, v)               kpt_sem_init((s), (p), (v), KPT_SITE)
+#define sem_destroy(s)                  kpt_sem_destroy((s), KPT_SITE)
+#define sem_wait(s)                     kpt_sem_wait((s), KPT_SITE)
+#define sem_trywait(s)                  kpt_sem_trywait((s), KPT_SITE)
+#define sem_timedwait(s, t)             kpt_sem_timedwait((s), (t), KPT_SITE)
+#define sem_post(s)                     kpt_sem_post((s), KPT_SITE)
+#define sem_getvalue(s, v)              kpt_sem_getvalue((s), (v), KPT_SITE)
+#define nanosleep(t, r)                 kpt_nanosleep((t), (r), KPT_SITE)
+#define sleep(s)                        kpt_sleep((s), KPT_SITE)
+
+/* Not modelled: a controlled run stops at it with KPT UNSUPPORTED;
+ * outside a run it is the real call.  A macro's own name is not expanded
+ * again inside it. */
+#define pthread_cancel(t) (kpt_unsupported("pthread_cancel", KPT_SITE), pthread_cancel(t))
+
+/* GCC's __sync_* and __atomic_* builtins: a scheduling point before each,
+ * then the builtin itself (a function-like macro does not expand its own
+ * name again); the subtractions, stores, clears and releases are releases. */
+#define KPT_B(point, call)         (point(KPT_SITE), call)
+#define __sync_fetch_and_add(p, v) KPT_B(kpt_point, __sync_fetch_and_add(p, v))
+#define __sync_fetch_and_sub(p, v) KPT_B(kpt_release_point, __sync_fetch_and_sub(p, v))
+#define __sync_fetch_and_or(p, v)  KPT_B(kpt_point, __sync_fetch_and_or(p, v))
+#define __sync_fetch_and_and(p, v) KPT_B(kpt_point, __sync_fetch_and_and(p, v))
+#define __sync_fetch_and_xor(p, v) KPT_B(kpt_point, __sync_fetch_and_xor(p, v))
+#define __sync_add_and_fetch(p, v) KPT_B(kpt_point, __sync_add_and_fetch(p, v))
+#define __sync_sub_and_fetch(p, v) KPT_B(kpt_release_point, __sync_sub_and_fetch(p, v))
+#define __sync_or_and_fetch(p, v)  KPT_B(kpt_point, __sync_or_and_fetch(p, v))
+#define __sync_and_and_fetch(p, v) KPT_B(kpt_point, __sync_and_and_fetch(p, v))
+#define __sync_xor_and_fetch(p, v) KPT_B(kpt_point, __sync_xor_and_fetch(p, v))
+#define __sync_bool_compare_and_swap(p, o, n)                                                      \
+	KPT_B(kpt_point, __sync_bool_compare_and_swap(p, o, n))
+#define __sync_val_compare_and_swap(p, o, n) KPT_B(kpt_point, __sync_val_compare_and_swap(p, o, n))
+#define __sync_lock_test_and_set(p, v)       KPT_B(kpt_point, __sync_lock_test_and_set(p, v))
+#define __sync_lock_release(p)               KPT_B(kpt_release_point, __sync_lock_release(p))
+#define __sync_synchronize()                 KPT_B(kpt_point, __sync_synchronize())
+#define __atomic_load_n(p, m)                KPT_B(kpt_point, __atomic_load_n(p, m))
+#define __atomic_load(p, r, m)               KPT_B(kpt_point, __atomic_load(p, r, m))
+#define __atomic_store_n(p, v, m)            KPT_B(kpt_release_point, __atomic_store_n(p, v, m))
+#define __atomic_store(p, v, m)              KPT_B(kpt_release_point, __atomic_store(p, v, m))
+#define __atomic_exchange_n(p, v, m)         KPT_B(kpt_point, __atomic_exchange_n(p, v, m))
+#define __atomic_compare_exchange_n(p, e, d, w, s, f)                                              \
+	KPT_B(kpt_point, __atomic_compare_exchange_n(p, e, d, w, s, f))
+#define __atomic_compare_exchange(p, e, d, w, s, f)                                                \
+	KPT_B(kpt_point, __atomic_compare_exchange(p, e, d, w, s, f))
+#define __atomic_fetch_add(p, v, m) KPT_B(kpt_point, __atomic_fetch_add(p, v, m))
+#define __atomic_fetch_sub(p, v, m) KPT_B(kpt_release_point, __atomic_fetch_sub(p, v, m))
+#define __atomic_fetch_or(p, v, m)  KPT_B(kpt_point, __atomic_fetch_or(p, v, m))
+#define __atomic_fetch_and(p, v, m) KPT_B(kpt_point, __atomic_fetch_and(p, v, m))
+#define __atomic_fetch_xor(p, v, m) KPT_B(kpt_point, __atomic_fetch_xor(p, v, m))
+#define __atomic_add_fetch(p, v, m) KPT_B(kpt_point, __atomic_add_fetch(p, v, m))
+#define __atomic_sub_fetch(p, v, m) KPT_B(kpt_release_point, __atomic_sub_fetch(p, v, m))
+#define __atomic_test_and_set(p, m) KPT_B(kpt_point, __atomic_test_and_set(p, m))
+#define __atomic_clear(p, m)        KPT_B(kpt_release_point, __atomic_clear(p, m))
 
 /*
  * C11 atomics: every operation is a scheduling point before it, as
