@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/kpt.sh FILE.c [--seconds N] [--twin DEFINES] [--replays N] [--build DIR] [--help]
+# ci/kpt.sh FILE.c [--seconds N] [--twin DEFINES] [--replays N] [--build DIR] [--svcomp] [--help]
 # One command for a pthreads program of your own under the controlled
 # scheduler (kpt, docs/pthread.md): configures an asan tree (build/kpt by
 # default) with -DKPT_PROGRAMS=FILE.c, builds kpt_<name>, fuzzes it from an
@@ -12,6 +12,9 @@
 # --twin DEFINES (comma-separated, e.g. KPT_TWIN or KPT_TWIN,N=3): the same
 # file built again with those defines as the correct twin; it must pass the
 # finding and stay clean for N seconds of fuzzing.
+# --svcomp: an SV-COMP benchmark program (sv-benchmarks): entering its
+# reach_error() is the finding, abort() ends an infeasible path, and the
+# __VERIFIER_* calls come from fuzz/pthread/kpt_svcomp.c.
 # The finding is kept as DIR/kpt-findings/<name>/crash-*.
 # Interrupted (INT, TERM, HUP): stops the fuzzer, prints what it has,
 # marked "interrupted", removes its scratch folder, exits 128+signal.
@@ -23,11 +26,12 @@ set -euo pipefail
 kmgr_signals_reset "$0" "$@"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-file="" secs=60 twin="" replays=10 build=$root/build/kpt
+file="" secs=60 twin="" replays=10 build=$root/build/kpt svcomp=OFF
 cpu=${KMGR_FUZZ_CPU:-0}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) kmgr_usage; exit 0 ;;
+	--svcomp) svcomp=ON; shift ;;
 	--seconds | --twin | --replays | --build)
 		[ $# -ge 2 ] || kmgr_die "$1 needs a value"
 		case "$1" in
@@ -67,7 +71,7 @@ KMGR_ROOT=$root
 kmgr_toolchain kpt
 # the program list is this run's: configure every time (cheap once the tree exists)
 kmgr_configure kpt "$build" --always --preset asan -DKPT_PROGRAMS="$file" \
-	-DKPT_TWIN_DEFINES="${twin//,/;}"
+	-DKPT_TWIN_DEFINES="${twin//,/;}" -DKPT_SVCOMP="$svcomp"
 bin=$build/fuzz/pthread/kpt_$name twinbin=$build/fuzz/pthread/kpt_${name}_twin
 tgts=(--target "kpt_$name")
 [ -z "$twin" ] || tgts+=(--target "kpt_${name}_twin")

@@ -140,6 +140,12 @@ void kpt_state_restore(void);
 #ifndef KPT_NO_MAIN
 #define main KPT_FUZZ_MAIN
 #endif
+/* SV-COMP programs (kpt_svcomp.c): abort() ends an infeasible path, not
+ * the program; reaching reach_error() is the finding. */
+#ifdef KPT_SVCOMP
+#define abort kpt_sv_abort
+void kpt_sv_abort(void) __attribute__((noreturn));
+#endif
 
 #define pthread_mutex_init(m, a)        kpt_mutex_init((m), (a), KPT_SITE)
 #define pthread_mutex_destroy(m)        kpt_mutex_destroy((m), KPT_SITE)

@@ -269,4 +269,3 @@ int kpt_w_nanosleep(const struct timespec *t, struct timespec *r)
 {
 	return kpt_nanosleep(t, r, "nanosleep");
 }
-

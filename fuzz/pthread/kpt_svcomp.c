@@ -7,6 +7,11 @@
  *                                program's; the run ends without a finding
  *   __VERIFIER_error()           the property violated: KPT REACH_ERROR
  *   __VERIFIER_atomic_begin/end  one lock around every atomic section
+ * and, for a program built with KPT_SVCOMP (kpt_add_program SVCOMP,
+ * ci/kpt.sh --svcomp: -finstrument-functions on its file), SV-COMP's
+ * meaning of its own two functions: entering reach_error() is the finding
+ * (KPT REACH_ERROR), whatever its body (often empty, then abort()), and
+ * abort() ends an infeasible path (kpt_sv_abort), as assume(0) does.
  * Only linked when the program calls them (a member of libkpt.a of its own).
  */
 #define KPT_NO_MACROS
@@ -118,4 +123,30 @@ void __VERIFIER_atomic_begin(void)
 void __VERIFIER_atomic_end(void)
 {
 	kpt_mutex_unlock(&kpt_atomic_lock, "__VERIFIER_atomic_end");
+}
+
+/* The program's own reach_error, if it has one (weak: NULL otherwise). */
+void reach_error(void) __attribute__((weak));
+void kpt_sv_abort(void) __attribute__((noreturn));
+void __cyg_profile_func_enter(void *fn, void *site) __attribute__((no_instrument_function));
+void __cyg_profile_func_exit(void *fn, void *site) __attribute__((no_instrument_function));
+
+void kpt_sv_abort(void)
+{
+	kpt_infeasible("abort");
+}
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	if (reach_error && fn == (void *)reach_error) {
+		fprintf(stderr, "KPT REACH_ERROR: reach_error() reached\n");
+		abort();
+	}
+}
+
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)fn;
+	(void)site;
 }

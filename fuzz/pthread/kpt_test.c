@@ -11,8 +11,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,6 +235,198 @@ static void case_access_points(void)
 	KT_LT(lost, 256);
 }
 
+/* ---- kpt-1.5: the calls real programs make (issue 37) ------------------- */
+
+static sem_t items;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_barrier_t bar;
+static pthread_spinlock_t spin;
+static pthread_mutex_t rec, chk;
+static long once_runs, spin_in, spin_max, serial, consumed;
+
+static void once_fn(void)
+{
+	once_runs++;
+}
+
+static void *member(void *arg)
+{
+	(void)arg;
+	pthread_once(&once, once_fn);
+	if (pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD)
+		serial++;
+	pthread_spin_lock(&spin);
+	spin_in++;
+	if (spin_in > spin_max)
+		spin_max = spin_in;
+	sched_yield(); /* a point inside the spin lock: the others must wait */
+	spin_in--;
+	pthread_spin_unlock(&spin);
+	sem_wait(&items);
+	consumed++;
+	__sync_fetch_and_add(&serial, 0);
+	pthread_exit((void *)(intptr_t)7); /* the join's value */
+}
+
+static void members_scenario(void)
+{
+	pthread_t t[3];
+	void *ret;
+
+	once_runs = spin_in = spin_max = serial = consumed = 0;
+	KT_EQ(sem_init(&items, 0, 0), 0);
+	KT_EQ(pthread_barrier_init(&bar, NULL, 3), 0);
+	KT_EQ(pthread_spin_init(&spin, 0), 0);
+	for (int i = 0; i < 3; i++)
+		KT_EQ(pthread_create(&t[i], NULL, member, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		KT_EQ(sem_post(&items), 0);
+	for (int i = 0; i < 3; i++) {
+		KT_EQ(pthread_join(t[i], &ret), 0);
+		KT_EQ((intptr_t)ret, 7);
+	}
+	KT_EQ(once_runs, 1);
+	KT_EQ(serial, 1);
+	KT_EQ(spin_max, 1);
+	KT_EQ(consumed, 3);
+	KT_EQ(sem_trywait(&items), -1);
+	KT_EQ(errno, EAGAIN);
+}
+
+static void *try_other(void *arg)
+{
+	(void)arg;
+	KT_EQ(pthread_rwlock_tryrdlock(&rw), EBUSY);
+	KT_EQ(pthread_rwlock_trywrlock(&rw), EBUSY);
+	KT_EQ(pthread_mutex_unlock(&chk), EPERM); /* not its owner */
+	KT_EQ(pthread_mutex_trylock(&rec), EBUSY);
+	return NULL;
+}
+
+static void locks_scenario(void)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+	struct timespec ts = {0, 0};
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	KT_EQ(pthread_mutex_init(&rec, &a), 0);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	KT_EQ(pthread_mutex_init(&chk, &a), 0);
+	pthread_mutexattr_destroy(&a);
+	KT_EQ(pthread_mutex_lock(&rec), 0);
+	KT_EQ(pthread_mutex_lock(&rec), 0); /* recursive: depth 2 */
+	KT_EQ(pthread_mutex_lock(&chk), 0);
+	KT_EQ(pthread_mutex_lock(&chk), EDEADLK);
+	KT_EQ(pthread_rwlock_trywrlock(&rw), 0);
+	KT_EQ(pthread_create(&t, NULL, try_other, NULL), 0);
+	KT_EQ(pthread_join(t, NULL), 0);
+	KT_EQ(pthread_rwlock_unlock(&rw), 0);
+	KT_EQ(pthread_rwlock_tryrdlock(&rw), 0);
+	KT_EQ(pthread_rwlock_unlock(&rw), 0);
+	KT_EQ(pthread_mutex_unlock(&rec), 0);
+	KT_EQ(pthread_mutex_unlock(&rec), 0);
+	KT_EQ(pthread_mutex_unlock(&chk), 0);
+	KT_EQ(pthread_join(pthread_self(), NULL), EDEADLK); /* glibc's answer */
+	/* virtual time: each would take real seconds */
+	KT_EQ(sleep(5), 0);
+	ts.tv_sec = 5;
+	KT_EQ(nanosleep(&ts, NULL), 0);
+	pthread_mutex_lock(&lock);
+	KT_EQ(pthread_cond_timedwait(&cond, &lock, &ts), ETIMEDOUT);
+	pthread_mutex_unlock(&lock);
+	KT_EQ(sem_init(&items, 0, 0), 0);
+	KT_EQ(sem_timedwait(&items, &ts), -1);
+	KT_EQ(errno, ETIMEDOUT);
+}
+
+static void *sync_bump(void *arg)
+{
+	long v;
+
+	(void)arg;
+	v = __atomic_load_n(&counter, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&counter, v + 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void sync_lost(void)
+{
+	pthread_t t[2];
+
+	counter = 0;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, sync_bump, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+
+/* kpt-1.5: semaphores, once, barriers, spin locks, pthread_exit; rwlock
+ * try-locks, recursive and error-checking mutexes, a self-join (EDEADLK),
+ * sleeps and timed waits on virtual time, and GCC's __atomic builtins as
+ * scheduling points, over 256 schedules each, in no real second. */
+static void case_real_calls(void)
+{
+	uint64_t t0 = wall_ms();
+	int lost = 0;
+
+	for (int b = 0; b < 256; b++) {
+		uint8_t in[3] = {0, (uint8_t)b, (uint8_t)(b * 7)};
+
+		kpt_fuzz_run(in, sizeof(in), members_scenario);
+		kpt_fuzz_run(in, sizeof(in), locks_scenario);
+		kpt_fuzz_run(in, sizeof(in), sync_lost);
+		lost += counter == 1;
+	}
+	KT_GT(lost, 0);
+	KT_LT(lost, 256);
+	KT_LT(wall_ms() - t0, 20000); /* 256 x 15 virtual seconds */
+}
+
+static void *parked(void *arg)
+{
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+	return arg;
+}
+
+static void too_many(void)
+{
+	static pthread_t t[100];
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < 100; i++)
+		pthread_create(&t[i], NULL, parked, NULL);
+}
+
+/* kpt-1.6: a limit of kpt is a "KPT LIMIT" line that says how to raise
+ * it, not the program's own failure (an EAGAIN it would assert on). */
+static void case_limit(void)
+{
+	char path[] = "/tmp/kpt_test.XXXXXX";
+	int fd = mkstemp(path), st = 0;
+	char buf[512] = {0};
+	pid_t pid;
+
+	KT_ASSERT(fd >= 0);
+	pid = fork();
+	KT_ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(fd, 2);
+		kpt_fuzz_run(NULL, 0, too_many);
+		_exit(0);
+	}
+	KT_EQ(waitpid(pid, &st, 0), pid);
+	KT_ASSERT(WIFSIGNALED(st));
+	KT_EQ(WTERMSIG(st), SIGABRT);
+	KT_GT(pread(fd, buf, sizeof(buf) - 1, 0), 0);
+	close(fd);
+	unlink(path);
+	KT_ASSERT(strstr(buf, "KPT LIMIT: more than 64 live threads") != NULL);
+	KT_ASSERT(strstr(buf, "KS_CTL_MAX_THREADS") != NULL);
+}
+
 int main(int argc, char **argv)
 {
 	kt_only = argc > 1 ? argv[1] : NULL;
@@ -236,5 +434,7 @@ int main(int argc, char **argv)
 	KT_CASE("kpt-1.2 controlled", case_controlled);
 	KT_CASE("kpt-1.3 handles", case_handles);
 	KT_CASE("kpt-1.4 access points", case_access_points);
+	KT_CASE("kpt-1.5 real calls", case_real_calls);
+	KT_CASE("kpt-1.6 limits", case_limit);
 	KT_DONE();
 }
