@@ -427,6 +427,84 @@ static void case_limit(void)
 	KT_ASSERT(strstr(buf, "KS_CTL_MAX_THREADS") != NULL);
 }
 
+static volatile int flag_set;
+
+static void *setter(void *arg)
+{
+	(void)arg;
+	flag_set = 1;
+	return NULL;
+}
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!flag_set) {
+	}
+	return NULL;
+}
+
+static void spin_then_set(void)
+{
+	pthread_t a, b;
+
+	flag_set = 0;
+	pthread_create(&a, NULL, spinner, NULL);
+	pthread_create(&b, NULL, setter, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+}
+
+static void spin_forever(void)
+{
+	pthread_t a;
+
+	flag_set = 0;
+	pthread_create(&a, NULL, spinner, NULL);
+	pthread_join(a, NULL);
+}
+
+/* Run fn under kpt in a child, its stderr in buf: 0, or the signal. */
+static int child_run(void (*fn)(void), char *buf, size_t len)
+{
+	char path[] = "/tmp/kpt_test.XXXXXX";
+	int fd = mkstemp(path), st = 0;
+	pid_t pid;
+
+	KT_ASSERT(fd >= 0);
+	pid = fork();
+	KT_ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(fd, 2);
+		kpt_fuzz_run(NULL, 0, fn);
+		_exit(0);
+	}
+	KT_EQ(waitpid(pid, &st, 0), pid);
+	memset(buf, 0, len);
+	KT_GE(pread(fd, buf, len - 1, 0), 0);
+	close(fd);
+	unlink(path);
+	return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+/* kpt-1.7: a spin on a plain flag (no scheduling point in the loop)
+ * yields, so the thread that sets the flag runs and the spinner ends, on
+ * every schedule; one nobody ends is KSCHED HANG naming the loop. */
+static void case_spin(void)
+{
+	static char buf[4096];
+
+	for (int b = 0; b < 64; b++) {
+		uint8_t in[2] = {0, (uint8_t)b};
+
+		kpt_fuzz_run(in, sizeof(in), spin_then_set);
+	}
+	KT_EQ(child_run(spin_forever, buf, sizeof(buf)), SIGABRT);
+	KT_ASSERT(strstr(buf, "KSCHED HANG") != NULL);
+	KT_ASSERT(strstr(buf, "a spin loop at ") != NULL);
+	KT_ASSERT(strstr(buf, "kpt_test+0x") != NULL);
+}
+
 int main(int argc, char **argv)
 {
 	kt_only = argc > 1 ? argv[1] : NULL;
@@ -436,5 +514,6 @@ int main(int argc, char **argv)
 	KT_CASE("kpt-1.4 access points", case_access_points);
 	KT_CASE("kpt-1.5 real calls", case_real_calls);
 	KT_CASE("kpt-1.6 limits", case_limit);
+	KT_CASE("kpt-1.7 spin", case_spin);
 	KT_DONE();
 }

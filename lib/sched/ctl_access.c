@@ -45,6 +45,7 @@ void ks__ap_on_point(struct ks_lthread *t)
 {
 	uint64_t m;
 
+	ks__spin_on_point(t);
 	if (!t->releasing)
 		return;
 	t->releasing = false;
@@ -155,12 +156,16 @@ static void ks_ap_feedback_note(const struct ks_lthread *t, uint32_t k)
 
 /* Nothing in the installed library is instrumented, so it has neither
  * this nor the callbacks below. */
-static void ks_ctl_mem_access(const void *addr)
+static void ks_ctl_mem_access(const void *addr, const void *pc)
 {
 	struct ks_lthread *t = ks__tl_self;
 	uintptr_t a = (uintptr_t)addr, fp = (uintptr_t)__builtin_frame_address(0);
 
-	if (!t || !t->ap_k || a - fp < KS_STACK_WINDOW)
+	if (!t || a - fp < KS_STACK_WINDOW)
+		return;
+	if (KS_UNLIKELY(++t->spin_n >= KS_SPIN_BOUND))
+		ks__spin(t, pc);
+	if (!t->ap_k)
 		return;
 	ks__enter();
 	if (++t->accesses == t->ap_k) {
@@ -191,12 +196,12 @@ static void ks_ctl_mem_access(const void *addr)
 	void __sanitizer_cov_load##n(type *addr)                                                   \
 	{                                                                                          \
 		if (ks_controlled())                                                               \
-			ks_ctl_mem_access(addr);                                                   \
+			ks_ctl_mem_access(addr, __builtin_return_address(0));                      \
 	}                                                                                          \
 	void __sanitizer_cov_store##n(type *addr)                                                  \
 	{                                                                                          \
 		if (ks_controlled())                                                               \
-			ks_ctl_mem_access(addr);                                                   \
+			ks_ctl_mem_access(addr, __builtin_return_address(0));                      \
 	}
 
 KS_ACCESS_CALLBACKS(1, uint8_t)

@@ -67,6 +67,9 @@ struct ks_lthread {
 	uint64_t releases;        /* such points this thread has passed */
 	uint32_t accesses;        /* heap and global accesses since the last one */
 	uint32_t ap_k;            /* the access after it that is a point; 0: none */
+	uint32_t spin_n;          /* heap and global accesses since the last point (ctl_spin.c) */
+	uint32_t spin_yields;     /* spin yields since the last other point */
+	bool spinning;            /* at a spin yield */
 	const char *release_site; /* where the last release was */
 	uint8_t ap_chose;         /* at the last memory access point: 1 self, 2 a
 	                           * sleeper, 3 another runnable thread */
@@ -123,6 +126,12 @@ static inline void set_tstate(struct ks_lthread *t, int s)
 /* At each scheduling point of t (ctl.c): if it is a release, count it
  * and arm the access point cfg.ap asks for after it (ctl_access.c). */
 void ks__ap_on_point(struct ks_lthread *t);
+/* ctl_spin.c: the spin detector (a loop of plain accesses with no
+ * scheduling point); ks__spin_on_point resets it at every point. */
+#define KS_SPIN_BOUND  100000u
+#define KS_SPIN_YIELDS 100u
+void ks__spin(struct ks_lthread *t, const void *pc);
+void ks__spin_on_point(struct ks_lthread *t);
 
 /* Tell TSan to ignore the scheduler's own memory accesses and sync. */
 void ks__enter(void);
