@@ -111,7 +111,8 @@ trap 'interrupted=TERM; exit 143' TERM
 trap 'interrupted=HUP; exit 129' HUP
 
 # fuzz BIN SECONDS DIR: libFuzzer from an empty corpus in DIR, each line of
-# its log timestamped ($EPOCHREALTIME: no fork a line; DIR/log), findings in DIR/art/.  In the background,
+# its log timestamped ($EPOCHREALTIME: no fork a line; DIR/log), findings in DIR/art/; the
+# program's own stdout closed (its main prints once an input).  In the background,
 # in its own process group, so that a signal to this script stops it.
 fuzz() {
 	local bin=$1 secs=$2 dir=$3
@@ -119,7 +120,7 @@ fuzz() {
 	set -m
 	(
 		timeout -s KILL $((secs + 120)) taskset -c "$cpu" "$bin" -max_total_time="$secs" \
-			-timeout=25 -rss_limit_mb=4096 -artifact_prefix="$dir/art/" \
+			-timeout=25 -rss_limit_mb=4096 -close_fd_mask=1 -artifact_prefix="$dir/art/" \
 			-print_final_stats=1 "$dir/corpus" 2>&1 |
 			while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$dir/log"
 	) &
