@@ -925,8 +925,12 @@ KPT_NOSAN static void raw_zero(char *dst, size_t n)
 }
 
 #if defined(KMGR_ASAN)
-#include <sanitizer/allocator_interface.h>
 #include <sanitizer/lsan_interface.h>
+
+/* LLVM 17's (allocator_interface.h); weak, for the clang-14 fallback
+ * toolchain, whose runtime has none: then only a pointer to a block's
+ * start is kept (LeakSanitizer ignores the call for any other). */
+const void *__sanitizer_get_allocated_begin(const void *p) __attribute__((weak));
 
 /* What a process exit would leave: the heap blocks the globals point to
  * are kept, as ignored by LeakSanitizer (and what they point to with
@@ -939,7 +943,7 @@ KPT_NOSAN static void keep_heap(const char *lo, const char *hi)
 
 		if (!v)
 			continue;
-		b = __sanitizer_get_allocated_begin(v);
+		b = __sanitizer_get_allocated_begin ? __sanitizer_get_allocated_begin(v) : v;
 		if (b)
 			__lsan_ignore_object(b);
 	}
