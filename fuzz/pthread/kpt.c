@@ -1000,6 +1000,7 @@ int kpt_fuzz_run(const uint8_t *data, size_t size, void (*body)(void))
 	}
 	kpt_decode(data, size, &cfg);
 	cfg.on_failure = kpt_on_failure;
+	ks_ctl_spin_detect(true); /* a spin on a plain flag: yield, then HANG */
 	if (verbose) {
 		fprintf(stderr, "kpt: access points:");
 		for (uint32_t i = 0; i < cfg.ap_n; i++)

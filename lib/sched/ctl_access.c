@@ -163,7 +163,7 @@ static void ks_ctl_mem_access(const void *addr, const void *pc)
 
 	if (!t || a - fp < KS_STACK_WINDOW)
 		return;
-	if (KS_UNLIKELY(++t->spin_n >= KS_SPIN_BOUND))
+	if (KS_UNLIKELY(++t->spin_n >= KS_SPIN_BOUND) && ks__spin_detect)
 		ks__spin(t, pc);
 	if (!t->ap_k)
 		return;

@@ -130,6 +130,7 @@ void ks__ap_on_point(struct ks_lthread *t);
  * scheduling point); ks__spin_on_point resets it at every point. */
 #define KS_SPIN_BOUND  100000u
 #define KS_SPIN_YIELDS 100u
+extern bool ks__spin_detect;
 void ks__spin(struct ks_lthread *t, const void *pc);
 void ks__spin_on_point(struct ks_lthread *t);
 

@@ -15,6 +15,16 @@
 
 #include "ctl_int.h"
 
+/* Off by default: the fuzz targets' code under test (a parser's long
+ * loop) must keep the schedules its corpora were recorded with.  kpt
+ * turns it on (kpt_fuzz_run). */
+bool ks__spin_detect;
+
+void ks_ctl_spin_detect(bool on)
+{
+	ks__spin_detect = on;
+}
+
 void ks__spin_on_point(struct ks_lthread *t)
 {
 	t->spin_n = 0;

@@ -147,4 +147,10 @@ int ks_ctl_self(void);
 
 const char *ks_ctl_engine_name(ks_engine_t e);
 
+/* The spin detector (ctl_spin.c), for every later run of the process:
+ * KS_SPIN_BOUND heap or global accesses without a scheduling point are a
+ * yield, and a loop no other thread ends is KSCHED HANG.  Off by default
+ * (kpt turns it on). */
+void ks_ctl_spin_detect(bool on);
+
 #endif /* KCTL_H */
