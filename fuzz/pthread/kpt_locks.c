@@ -1,0 +1,255 @@
+/*
+ * kpt_locks.c - the pthread mutex, rwlock and condition calls of a kpt program:
+ * forwarded outside a controlled run, on the scheduler inside one
+ * (kpt.c says how the side table holds their state).
+ */
+#include "kpt_int.h"
+
+static struct kpt_mutex *kpmutex(pthread_mutex_t *m, const char *site)
+{
+	return &kpt_obj(m, KPT_MUTEX, false, site)->u.m;
+}
+
+static ks_rwlock_t *krwlock(pthread_rwlock_t *l, const char *site)
+{
+	return &kpt_obj(l, KPT_RWLOCK, false, site)->u.rw;
+}
+
+static ks_cond_t *kcond(pthread_cond_t *c, const char *site)
+{
+	return &kpt_obj(c, KPT_COND, false, site)->u.c;
+}
+
+
+/* ---- mutexes, rwlocks, conditions -------------------------------------- */
+
+/* In a controlled run the real object is never touched (the scheduler's
+ * state is in the side table): a program built for another ABI, such as a
+ * preprocessed 32-bit file, has smaller objects than this libc's. */
+int kpt_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a, const char *site)
+{
+	int type = PTHREAD_MUTEX_DEFAULT;
+
+	if (!ks_controlled())
+		return pthread_mutex_init(m, a);
+	if (a)
+		pthread_mutexattr_gettype(a, &type);
+	kpt_obj(m, KPT_MUTEX, true, site)->u.m.type = type;
+	return 0;
+}
+
+int kpt_mutex_destroy(pthread_mutex_t *m, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_mutex_destroy(m);
+	kpt_obj(m, KPT_MUTEX, true, site);
+	return 0;
+}
+
+static int lself(void)
+{
+	return ks_ctl_self() + 1;
+}
+
+int kpt_mutex_lock(pthread_mutex_t *m, const char *site)
+{
+	struct kpt_mutex *km;
+
+	if (!ks_controlled())
+		return pthread_mutex_lock(m);
+	km = kpmutex(m, site);
+	if (km->owner == lself() && km->type == PTHREAD_MUTEX_RECURSIVE) {
+		km->depth++;
+		return 0;
+	}
+	if (km->owner == lself() && km->type == PTHREAD_MUTEX_ERRORCHECK)
+		return EDEADLK;
+	ks_ctl_mutex_lock(&km->m, site);
+	km->owner = lself();
+	km->depth = 1;
+	return 0;
+}
+
+int kpt_mutex_trylock(pthread_mutex_t *m, const char *site)
+{
+	struct kpt_mutex *km;
+
+	if (!ks_controlled())
+		return pthread_mutex_trylock(m);
+	km = kpmutex(m, site);
+	if (km->owner == lself() && km->type == PTHREAD_MUTEX_RECURSIVE) {
+		km->depth++;
+		return 0;
+	}
+	if (!ks_ctl_mutex_trylock(&km->m, site))
+		return EBUSY;
+	km->owner = lself();
+	km->depth = 1;
+	return 0;
+}
+
+int kpt_mutex_unlock(pthread_mutex_t *m, const char *site)
+{
+	struct kpt_mutex *km;
+
+	if (!ks_controlled())
+		return pthread_mutex_unlock(m);
+	km = kpmutex(m, site);
+	if (km->type == PTHREAD_MUTEX_RECURSIVE || km->type == PTHREAD_MUTEX_ERRORCHECK) {
+		if (km->owner != lself())
+			return EPERM;
+		if (--km->depth > 0)
+			return 0;
+	}
+	km->owner = 0;
+	ks_ctl_mutex_unlock(&km->m, site);
+	return 0;
+}
+
+/* Timed lock on virtual time: the lock, or, held, a sleep until the others
+ * cannot run, then one more try; ETIMEDOUT if still held. */
+int kpt_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t, const char *site)
+{
+	int rc;
+
+	if (!ks_controlled())
+		return pthread_mutex_timedlock(m, t);
+	rc = kpt_mutex_trylock(m, site);
+	if (rc != EBUSY)
+		return rc;
+	ks_ctl_usleep(1, site);
+	rc = kpt_mutex_trylock(m, site);
+	return rc == EBUSY ? ETIMEDOUT : rc;
+}
+
+int kpt_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_rwlock_init(l, a);
+	kpt_obj(l, KPT_RWLOCK, true, site);
+	return 0;
+}
+
+int kpt_rwlock_destroy(pthread_rwlock_t *l, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_rwlock_destroy(l);
+	kpt_obj(l, KPT_RWLOCK, true, site);
+	return 0;
+}
+
+int kpt_rwlock_rdlock(pthread_rwlock_t *l, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_rwlock_rdlock(l);
+	ks_ctl_rwlock_rdlock(krwlock(l, site), site);
+	return 0;
+}
+
+int kpt_rwlock_wrlock(pthread_rwlock_t *l, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_rwlock_wrlock(l);
+	ks_ctl_rwlock_wrlock(krwlock(l, site), site);
+	return 0;
+}
+
+/* Try-locks: a scheduling point, then the lock if it is free now (no
+ * switch between the look and the taking: one logical thread runs). */
+int kpt_rwlock_tryrdlock(pthread_rwlock_t *l, const char *site)
+{
+	ks_rwlock_t *k;
+
+	if (!ks_controlled())
+		return pthread_rwlock_tryrdlock(l);
+	ks_ctl_point(site);
+	k = krwlock(l, site);
+	if (atomic_load(&k->ctl_writer))
+		return EBUSY;
+	atomic_fetch_add(&k->ctl_readers, 1);
+	return 0;
+}
+
+int kpt_rwlock_trywrlock(pthread_rwlock_t *l, const char *site)
+{
+	ks_rwlock_t *k;
+
+	if (!ks_controlled())
+		return pthread_rwlock_trywrlock(l);
+	ks_ctl_point(site);
+	k = krwlock(l, site);
+	if (atomic_load(&k->ctl_writer) || atomic_load(&k->ctl_readers))
+		return EBUSY;
+	atomic_store(&k->ctl_writer, ks_ctl_self() + 1);
+	return 0;
+}
+
+int kpt_rwlock_unlock(pthread_rwlock_t *l, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_rwlock_unlock(l);
+	ks_ctl_rwlock_unlock(krwlock(l, site), site);
+	return 0;
+}
+
+int kpt_cond_init(pthread_cond_t *c, const pthread_condattr_t *a, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_cond_init(c, a);
+	kpt_obj(c, KPT_COND, true, site);
+	return 0;
+}
+
+int kpt_cond_destroy(pthread_cond_t *c, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_cond_destroy(c);
+	kpt_obj(c, KPT_COND, true, site);
+	return 0;
+}
+
+int kpt_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const char *site)
+{
+	struct kpt_mutex *km;
+	unsigned depth;
+
+	if (!ks_controlled())
+		return pthread_cond_wait(c, m);
+	km = kpmutex(m, site);
+	depth = km->depth;
+	km->owner = 0;
+	ks_ctl_cond_wait(kcond(c, site), &km->m, site);
+	km->owner = lself();
+	km->depth = depth;
+	return 0;
+}
+
+/* A timed wait on virtual time: the mutex given up, a sleep until the
+ * others cannot run, the mutex taken back, ETIMEDOUT (a signal meanwhile
+ * is lost to it, as one that comes after the deadline is). */
+int kpt_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t,
+                       const char *site)
+{
+	if (!ks_controlled())
+		return pthread_cond_timedwait(c, m, t);
+	kpt_mutex_unlock(m, site);
+	ks_ctl_usleep(1, site);
+	kpt_mutex_lock(m, site);
+	return ETIMEDOUT;
+}
+
+int kpt_cond_signal(pthread_cond_t *c, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_cond_signal(c);
+	ks_ctl_cond_signal(kcond(c, site), false, site);
+	return 0;
+}
+
+int kpt_cond_broadcast(pthread_cond_t *c, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_cond_broadcast(c);
+	ks_ctl_cond_signal(kcond(c, site), true, site);
+	return 0;
+}
