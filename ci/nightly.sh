@@ -267,20 +267,6 @@ fuzz_preset() {
 	part "triage_$p" $?
 }
 
-# The stress runs that died: their logs through kmgr-repro triage, which
-# gives each its crash state (type and frames, a race's two accesses, a
-# stall's wait site) and key; the report groups them with the fuzz
-# findings by that key (one bug, one row).
-if [ -d "$night/stress-crashes" ]; then
-	repro=$build_root/${fuzz_presets%% *}/tools/kmgr-repro/kmgr-repro
-	if [ -x "$repro" ]; then
-		stamp "kmgr-repro triage $night/stress-crashes"
-		kmgr_waited "$repro" triage "$night/stress-crashes" --json >"$night/triage-stress.json" \
-			2>"$night/logs/triage-stress.err" ||
-			echo "nightly.sh: triage of the stress logs failed: $(tail -n 1 "$night/logs/triage-stress.err")"
-	fi
-fi
-
 if [ "$do_fuzz" = 1 ]; then
 	fmin=$(awk "BEGIN { m = int($minutes + 0.5); print (m < 1 ? 1 : m) }")
 	for p in $fuzz_presets; do fuzz_preset "$p" "$fmin"; done
@@ -308,6 +294,39 @@ if [ "$do_fuzz" = 1 ]; then
 			rel=${p#"$src/fuzz-work/"}
 			mkdir -p "$night/afl/$(dirname "$rel")" && cp "$p" "$night/afl/$rel"
 		done
+fi
+
+# The stress runs that died: their logs through kmgr-repro triage, which
+# gives each its crash state (type and frames, a race's two accesses, a
+# stall's wait site) and key; the report groups them with the fuzz
+# findings by that key (one bug, one row).  After the fuzz part, which
+# builds the fuzz presets' kmgr-repro: before it, a fresh build tree had
+# none and the dead runs were left untriaged (rows of their own).  None
+# built (--skip-fuzz): the first stress preset's tree builds one.
+if [ -d "$night/stress-crashes" ]; then
+	repro=""
+	for p in $fuzz_presets $presets; do
+		[ -x "$build_root/$p/tools/kmgr-repro/kmgr-repro" ] || continue
+		repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
+		break
+	done
+	p=${presets%% *}
+	if [ -z "$repro" ] && kmgr_waited cmake --build "$build_root/$p" -j2 --target kmgr-repro \
+		>>"$night/logs/build-$p.log" 2>&1; then
+		repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
+	fi
+	if [ -n "$repro" ]; then
+		stamp "kmgr-repro triage $night/stress-crashes"
+		kmgr_waited "$repro" triage "$night/stress-crashes" --json >"$night/triage-stress.json" \
+			2>"$night/logs/triage-stress.err"
+		rc=$?
+		[ "$rc" = 0 ] ||
+			echo "nightly.sh: triage of the stress logs failed: $(tail -n 1 "$night/logs/triage-stress.err")"
+		part triage_stress "$rc"
+	else
+		echo "nightly.sh: the stress logs were not triaged: no kmgr-repro (see $night/logs/build-$p.log)"
+		part triage_stress 1
+	fi
 fi
 
 if [ "$do_cov" = 1 ]; then
