@@ -157,7 +157,8 @@ static bool parse_frame(const char *line, char *fn, size_t fnlen, char *file, si
 
 /* The first `max` project frames of the first stack at or after `from`,
  * " < " between them; the end of that stack (NULL: the report's end). */
-static const char *top_frames(const char *from, unsigned max, char *out, size_t len)
+static const char *top_frames_of(const char *from, unsigned max, bool no_alloc, char *out,
+                                 size_t len)
 {
 	bool in_stack = false;
 	unsigned kept = 0;
@@ -179,7 +180,8 @@ static const char *top_frames(const char *from, unsigned max, char *out, size_t 
 		}
 		line = nl ? nl + 1 : NULL;
 		in_stack = true;
-		if (kept >= max || !fn[0] || !kr_project_frame(file))
+		if (kept >= max || !fn[0] || !kr_project_frame(file) ||
+		    (no_alloc && strstr(file, "lib/base/kalloc.c")))
 			continue;
 		int w = snprintf(out + used, len - used, "%s%s", kept ? " < " : "", fn);
 		if (w < 0 || (size_t)w >= len - used)
@@ -190,15 +192,26 @@ static const char *top_frames(const char *from, unsigned max, char *out, size_t 
 	return NULL;
 }
 
+static const char *top_frames(const char *from, unsigned max, char *out, size_t len)
+{
+	return top_frames_of(from, max, false, out, len);
+}
+
 /* A use-after-free's or double free's free site: the top two project
- * frames of the "freed by thread" stack after `at`; "" for other kinds. */
+ * frames of the "freed by thread" stack after `at` (ASan), or of TSan's
+ * second stack, "Previous write ... by thread", which is the free; the
+ * allocator's wrapper (lib/base/kalloc.c: kfree, inlined in one build and
+ * not in another) left out, so that ASan and TSan name one free site.
+ * "" for other kinds. */
 static void free_site(const char *at, const char *kind, char *out, size_t len)
 {
 	const char *freed = strstr(at, "freed by thread");
 
 	out[0] = 0;
+	if (!freed && strstr(at, "ThreadSanitizer: heap-use-after-free"))
+		freed = strstr(at, "Previous write of size");
 	if (freed && (strstr(kind, "use-after-free") || strstr(kind, "double-free")))
-		top_frames(freed, 2, out, len);
+		top_frames_of(freed, 2, true, out, len);
 }
 
 /* A stall's wait site (watchdog.c): "    wait site: TOP at FILE[, in

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# triage_tsan_uaf.sh KMGR_REPRO SRC_DIR SCRATCH - one use-after-free, one
+# bucket under ASan and TSan.  reports/fuzz-1-tsan-uaf.txt is real: TSan's
+# report of the concurrent target on a crash file that ci/fuzz.sh --preset
+# tsan found with mutants/fuzz-1-no-ref.patch applied; its second stack
+# ("Previous write ... by thread T9") is the free, through kfree
+# (lib/base/kalloc.c, a frame in that build).  reports/fuzz-1-uaf-01.txt
+# is ASan's report of the same bug ("freed by thread", kfree inlined).
+# Signed as stress logs (a "stress_refdrain:" line; the signing is the
+# same for crash files), both must give one bucket, keyed by the free
+# site: "heap-use-after-free freed in kmgr_unstage_kelf_model <
+# kmgr_unload_nn".  Before: two buckets, TSan's keyed by its access
+# frames ("... vs kfree < kmgr_unstage_kelf_model"), so a nightly showed
+# one bug as an ASan row and a TSan row.
+set -uo pipefail
+tool=$1 src=$2 tmp=$3
+reports=$src/tools/kmgr-repro/tests/reports
+rm -rf "$tmp" && mkdir -p "$tmp/logs" || exit 1
+for r in fuzz-1-tsan-uaf fuzz-1-uaf-01; do
+	{ sed "s#@SRC@#$src#g" "$reports/$r.txt"; echo "stress_refdrain: reproducer saved to $r.repro"; } \
+		>"$tmp/logs/$r.log"
+done
+"$tool" triage "$tmp/logs" --json >"$tmp/out.json" 2>"$tmp/err" ||
+	{ echo "FAIL: triage exit $?: $(tail -n 1 "$tmp/err")"; exit 1; }
+python3 - "$tmp/out.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["buckets"]
+want = "heap-use-after-free freed in kmgr_unstage_kelf_model < kmgr_unload_nn"
+keys = [(x["key"], x["count"]) for x in b]
+if keys != [(want, 2)]:
+    sys.exit("FAIL: buckets %s, want one: (%r, 2)" % (keys, want))
+print("ok: ASan and TSan reports of one use-after-free: one bucket (%s)" % want)
+PY
