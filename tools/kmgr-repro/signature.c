@@ -214,6 +214,42 @@ static void free_site(const char *at, const char *kind, char *out, size_t len)
 		top_frames_of(freed, 2, true, out, len);
 }
 
+/* Whether the stack at `from` is a free: its first frame is free() or
+ * the allocator's wrapper (lib/base/kalloc.c). */
+static bool stack_frees(const char *from)
+{
+	char fn[256], file[1024], l[1400];
+
+	for (const char *line = from; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
+		if (parse_frame(l, fn, sizeof(fn), file, sizeof(file)))
+			return !strcmp(fn, "free") || !strcmp(fn, "kfree") ||
+			       strstr(file, "lib/base/kalloc.c") != NULL;
+		line = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* A TSan data race one of whose two accesses is the free of the object
+ * is a use-after-free that TSan saw before the free finished (ASan, or
+ * TSan on another schedule, reports it as heap-use-after-free): its free
+ * site, the top two library frames of that stack without the allocator,
+ * as free_site's; "" for any other race. */
+static void race_free_site(const char *at, char *out, size_t len)
+{
+	char a[256];
+	const char *second = top_frames(at, 0, a, sizeof(a));
+
+	out[0] = 0;
+	if (stack_frees(at))
+		top_frames_of(at, 2, true, out, len);
+	else if (second && stack_frees(second))
+		top_frames_of(second, 2, true, out, len);
+}
+
 /* A stall's wait site (watchdog.c): "    wait site: TOP at FILE[, in
  * CALLER at FILE]": the caller (the facade function that waits) when the
  * line names one, else the top.  The first thread with a wait site in the
@@ -323,6 +359,12 @@ void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 		free_site(at, kind, freed, sizeof(freed));
 	if (at)
 		kr_crash_state(report, kind, sizeof(kind), frames, sizeof(frames));
+	if (at && !freed[0] && !strcmp(kind, "data race") &&
+	    strstr(at, "ThreadSanitizer: data race")) {
+		race_free_site(at, freed, sizeof(freed));
+		if (freed[0])
+			snprintf(kind, sizeof(kind), "heap-use-after-free");
+	}
 	if (at && freed[0])
 		snprintf(key, len, "%s freed in %s", kind, freed);
 	else if (at &&
