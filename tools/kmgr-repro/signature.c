@@ -103,6 +103,26 @@ static const char *find_kind(const char *report, char *kind, size_t len)
 	}
 	if (!best)
 		return NULL;
+	/* a stress binary's own check that saw the symptom first ("CHECK
+	 * FAILED: kmgr_exec returned NRT_INVALID") gives way to the
+	 * sanitizer's report of the cause that follows it in the log */
+	if (kinds[bi].kind && !strcmp(kinds[bi].kind, "stress check")) {
+		const char *san = NULL;
+		size_t si = 0;
+
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			const char *at = strstr(report, kinds[i].needle);
+
+			if (at && strstr(kinds[i].needle, "Sanitizer") && (!san || at < san)) {
+				san = at;
+				si = i;
+			}
+		}
+		if (san) {
+			best = san;
+			bi = si;
+		}
+	}
 	const char *rest = best + strlen(kinds[bi].needle);
 	char d[200];
 
