@@ -100,7 +100,6 @@ struct kpt_obj {
 	} u;
 };
 
-
 /* The object's scheduler state, made on first use (kpt.c); fresh: reset it
  * (init, destroy). */
 struct kpt_obj *kpt_obj(const void *addr, enum kpt_kind kind, bool fresh, const char *site);

@@ -20,7 +20,6 @@ static ks_cond_t *kcond(pthread_cond_t *c, const char *site)
 	return &kpt_obj(c, KPT_COND, false, site)->u.c;
 }
 
-
 /* ---- mutexes, rwlocks, conditions -------------------------------------- */
 
 /* In a controlled run the real object is never touched (the scheduler's

@@ -191,4 +191,3 @@ int kpt_nanosleep(const struct timespec *t, struct timespec *rem, const char *si
 	ks_ctl_usleep(t ? (uint64_t)t->tv_sec * 1000000u + (uint64_t)t->tv_nsec / 1000u : 0, site);
 	return 0;
 }
-
