@@ -370,6 +370,21 @@ void kr_signature(const char *report, char *sig, size_t len)
 	         freed[0] ? ", freed in " : "", freed);
 }
 
+/* A race's key: its two accesses in a fixed order, "A vs B" and "B vs A"
+ * being one race that TSan reported from either side (which thread it
+ * caught second decides the order). */
+static void race_key(const char *kind, const char *frames, char *key, size_t len)
+{
+	char a[512];
+	const char *vs = strstr(frames, " vs "), *b = vs + 4;
+
+	snprintf(a, sizeof(a), "%.*s", (int)(vs - frames), frames);
+	if (strcmp(a, b) > 0)
+		snprintf(key, len, "%s in %s vs %s", kind, b, a);
+	else
+		snprintf(key, len, "%s in %s vs %s", kind, a, b);
+}
+
 void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 {
 	char kind[256], freed[512], frames[512], tok[256];
@@ -387,6 +402,8 @@ void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 	}
 	if (at && freed[0])
 		snprintf(key, len, "%s freed in %s", kind, freed);
+	else if (at && !strcmp(kind, "data race") && strstr(frames, " vs "))
+		race_key(kind, frames, key, len);
 	else if (at &&
 	         (frames[0] || strncmp(kind, "ORACLE: ", 8) == 0 || !strncmp(kind, "stress ", 7)))
 		snprintf(key, len, "%s", sig); /* the crash state: fuzz and stress alike */
