@@ -33,7 +33,9 @@ int kpt_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a, const char 
 		return pthread_mutex_init(m, a);
 	if (a)
 		pthread_mutexattr_gettype(a, &type);
+	quiet_begin();
 	kpt_obj(m, KPT_MUTEX, true, site)->u.m.type = type;
+	quiet_end();
 	return 0;
 }
 
@@ -50,6 +52,59 @@ static int lself(void)
 	return ks_ctl_self() + 1;
 }
 
+/* A mutex's type, owner and depth are the shim's bookkeeping, read by a
+ * thread that does not hold the lock (is it mine?): TSan looks away from
+ * them as from the side table (kpt_int.h). */
+static bool km_mine(struct kpt_mutex *km, int type)
+{
+	bool mine;
+
+	quiet_begin();
+	mine = km->owner == lself() && km->type == type;
+	quiet_end();
+	return mine;
+}
+
+/* A recursive mutex taken again by its owner: one level deeper. */
+static bool km_relock(struct kpt_mutex *km)
+{
+	bool again;
+
+	quiet_begin();
+	again = km->owner == lself() && km->type == PTHREAD_MUTEX_RECURSIVE;
+	if (again)
+		km->depth++;
+	quiet_end();
+	return again;
+}
+
+static void km_hold(struct kpt_mutex *km, int owner, unsigned depth)
+{
+	quiet_begin();
+	km->owner = owner;
+	km->depth = depth;
+	quiet_end();
+}
+
+/* The unlock of a recursive or error-checking mutex: EPERM if not the
+ * owner's, -1 if it stays held (depth), 0 to release it. */
+static int km_release(struct kpt_mutex *km)
+{
+	int rc = 0;
+
+	quiet_begin();
+	if (km->type == PTHREAD_MUTEX_RECURSIVE || km->type == PTHREAD_MUTEX_ERRORCHECK) {
+		if (km->owner != lself())
+			rc = EPERM;
+		else if (--km->depth > 0)
+			rc = -1;
+	}
+	if (rc == 0)
+		km->owner = 0;
+	quiet_end();
+	return rc;
+}
+
 int kpt_mutex_lock(pthread_mutex_t *m, const char *site)
 {
 	struct kpt_mutex *km;
@@ -57,15 +112,12 @@ int kpt_mutex_lock(pthread_mutex_t *m, const char *site)
 	if (!ks_controlled())
 		return pthread_mutex_lock(m);
 	km = kpmutex(m, site);
-	if (km->owner == lself() && km->type == PTHREAD_MUTEX_RECURSIVE) {
-		km->depth++;
+	if (km_relock(km))
 		return 0;
-	}
-	if (km->owner == lself() && km->type == PTHREAD_MUTEX_ERRORCHECK)
+	if (km_mine(km, PTHREAD_MUTEX_ERRORCHECK))
 		return EDEADLK;
 	ks_ctl_mutex_lock(&km->m, site);
-	km->owner = lself();
-	km->depth = 1;
+	km_hold(km, lself(), 1);
 	return 0;
 }
 
@@ -76,32 +128,27 @@ int kpt_mutex_trylock(pthread_mutex_t *m, const char *site)
 	if (!ks_controlled())
 		return pthread_mutex_trylock(m);
 	km = kpmutex(m, site);
-	if (km->owner == lself() && km->type == PTHREAD_MUTEX_RECURSIVE) {
-		km->depth++;
+	if (km_relock(km))
 		return 0;
-	}
 	if (!ks_ctl_mutex_trylock(&km->m, site))
 		return EBUSY;
-	km->owner = lself();
-	km->depth = 1;
+	km_hold(km, lself(), 1);
 	return 0;
 }
 
 int kpt_mutex_unlock(pthread_mutex_t *m, const char *site)
 {
 	struct kpt_mutex *km;
+	int rc;
 
 	if (!ks_controlled())
 		return pthread_mutex_unlock(m);
 	km = kpmutex(m, site);
-	if (km->type == PTHREAD_MUTEX_RECURSIVE || km->type == PTHREAD_MUTEX_ERRORCHECK) {
-		if (km->owner != lself())
-			return EPERM;
-		if (--km->depth > 0)
-			return 0;
-	}
-	km->owner = 0;
-	ks_ctl_mutex_unlock(&km->m, site);
+	rc = km_release(km);
+	if (rc == EPERM)
+		return EPERM;
+	if (rc == 0)
+		ks_ctl_mutex_unlock(&km->m, site);
 	return 0;
 }
 

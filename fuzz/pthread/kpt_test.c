@@ -263,7 +263,7 @@ static void *member(void *arg)
 	spin_in--;
 	pthread_spin_unlock(&spin);
 	sem_wait(&items);
-	consumed++;
+	__sync_fetch_and_add(&consumed, 1); /* three can pass the semaphore at once */
 	__sync_fetch_and_add(&serial, 0);
 	pthread_exit((void *)(intptr_t)7); /* the join's value */
 }
@@ -494,11 +494,19 @@ static void case_spin(void)
 {
 	static char buf[4096];
 
+	/* Under TSan the setter's plain store and the spinner's plain load
+	 * are the data race TSan exists to report (the program is racy by
+	 * design: that is what a plain-flag spin is), so only the hang half,
+	 * one thread and no race, runs there. */
+#if !defined(KMGR_TSAN)
 	for (int b = 0; b < 64; b++) {
 		uint8_t in[2] = {0, (uint8_t)b};
 
 		kpt_fuzz_run(in, sizeof(in), spin_then_set);
 	}
+#else
+	(void)spin_then_set;
+#endif
 	KT_EQ(child_run(spin_forever, buf, sizeof(buf)), SIGABRT);
 	KT_ASSERT(strstr(buf, "KSCHED HANG") != NULL);
 	KT_ASSERT(strstr(buf, "a spin loop at ") != NULL);
