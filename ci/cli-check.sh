@@ -252,9 +252,17 @@ expect_early "kmgr-repro emit-c -o FIFO" "$repro_bin" emit-c "$tmp/crash-38" -o 
 expect_early "kmgr-repro minimize -o FIFO" "$repro_bin" minimize "$tmp/crash-38" -o "$tmp/ofifo" --target api_seq
 expect_early "kmgr-model create -o FIFO" "$model_bin" create -o "$tmp/ofifo" --name m --input a:u8:16 --output y:u8:16
 # ... and with a reader it is written
-(timeout 30 cat "$tmp/ofifo" >"$tmp/fifo.out" &)
+# (the reader is there before the run: an O_RDWR open of a FIFO never
+# blocks and counts as a reader, so the check does not race a background
+# cat still starting, as it did under CI's release preset)
+exec 7<>"$tmp/ofifo"
+timeout 30 cat <&7 >"$tmp/fifo.out" &
+reader=$!
 run_case 30 "$tmp/out" "$stress_bin" --ops 20 --threads 1 --quiet --json "$tmp/ofifo" --repro-dir "$tmp"
 sleep 0.5
+kill "$reader" 2>/dev/null || true
+wait "$reader" 2>/dev/null || true
+exec 7<&-
 grep -q '"binary": "stress_refdrain"' "$tmp/fifo.out" || fail "stress_refdrain --json FIFO (a reader): exit $rc, nothing read"
 # a symbolic link to nothing is refused and stays a link
 ln -s "$tmp/nowhere" "$tmp/dangling"
