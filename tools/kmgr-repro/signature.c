@@ -12,10 +12,13 @@
  * edit does not split a bucket.
  *
  * The bucket key (kr_bucket_key) is what triage groups by.  A
- * use-after-free or double free is keyed by where the object was freed
- * (the top two project frames of ASan's "freed by thread" stack): one
- * premature free reached from many places gave one bucket per access
- * stack before.  Any other report is keyed by its crash state (type and
+ * use-after-free or double free is keyed by its bad access and where the
+ * object was freed: the top library frame of the access stack and the top
+ * two of the free's ("freed by thread" in ASan, the free's stack in TSan),
+ * so ASan and TSan name one use-after-free alike (both reports hold both
+ * stacks), while two bugs that free one object at one place and read it
+ * at two places (fuzz-1's exec without a reference, fuzz-7's read after
+ * the release) are two keys.  Any other report is keyed by its crash state (type and
  * the library's frames, not the harness's or a stress binary's: a bug
  * found by fuzzing and by stress is one bucket); a report whose stack
  * holds no library frame by its DEDUP_TOKEN, else its signature.
@@ -257,17 +260,22 @@ static bool stack_frees(const char *from)
  * is a use-after-free that TSan saw before the free finished (ASan, or
  * TSan on another schedule, reports it as heap-use-after-free): its free
  * site, the top two library frames of that stack without the allocator,
- * as free_site's; "" for any other race. */
-static void race_free_site(const char *at, char *out, size_t len)
+ * as free_site's, and its use site, the top library frame of the other
+ * access; both "" for any other race. */
+static void race_free_site(const char *at, char *out, size_t len, char *use, size_t ulen)
 {
 	char a[256];
 	const char *second = top_frames(at, 0, a, sizeof(a));
 
-	out[0] = 0;
-	if (stack_frees(at))
+	out[0] = use[0] = 0;
+	if (stack_frees(at)) {
 		top_frames_of(at, 2, true, out, len);
-	else if (second && stack_frees(second))
+		if (second)
+			top_frames_of(second, 1, true, use, ulen);
+	} else if (second && stack_frees(second)) {
 		top_frames_of(second, 2, true, out, len);
+		top_frames_of(at, 1, true, use, ulen);
+	}
 }
 
 /* A stall's wait site (watchdog.c): "    wait site: TOP at FILE[, in
@@ -387,21 +395,25 @@ static void race_key(const char *kind, const char *frames, char *key, size_t len
 
 void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 {
-	char kind[256], freed[512], frames[512], tok[256];
+	char kind[256], freed[512], use[256] = "", frames[512], tok[256];
 	const char *at = report ? find_kind(report, kind, sizeof(kind)) : NULL;
 
 	if (at)
 		free_site(at, kind, freed, sizeof(freed));
+	/* the bad access: the first stack's top library frame (ASan's READ or
+	 * WRITE, TSan's first access; the free's own stack comes later) */
+	if (at && freed[0])
+		top_frames_of(at, 1, true, use, sizeof(use));
 	if (at)
 		kr_crash_state(report, kind, sizeof(kind), frames, sizeof(frames));
 	if (at && !freed[0] && !strcmp(kind, "data race") &&
 	    strstr(at, "ThreadSanitizer: data race")) {
-		race_free_site(at, freed, sizeof(freed));
+		race_free_site(at, freed, sizeof(freed), use, sizeof(use));
 		if (freed[0])
 			snprintf(kind, sizeof(kind), "heap-use-after-free");
 	}
 	if (at && freed[0])
-		snprintf(key, len, "%s freed in %s", kind, freed);
+		snprintf(key, len, "%s%s%s freed in %s", kind, use[0] ? " in " : "", use, freed);
 	else if (at && !strcmp(kind, "data race") && strstr(frames, " vs "))
 		race_key(kind, frames, key, len);
 	else if (at &&

@@ -8,8 +8,11 @@ cc_bootstrap, check_set, exec_sync, build_compute, every one freed by the
 unload in kmgr_unstage_kelf_model), and the oracle's for
 mutants/fuzz-6-clone-leak.patch (its regression input).  A fake stress
 binary prints the report a repro file names, so kmgr-repro triage runs
-them as it runs any crash.  It must give: the 18 in one bucket; with the
-fuzz-6 report, two; 300 distinct oracle failures, 300 buckets (no cap);
+them as it runs any crash.  It must give: the 18 in four buckets, one per
+bad access (a use-after-free is keyed by its access's top frame and its
+free site: one free site alone merged two bugs that read one object at
+two places, fuzz-1's and fuzz-7's), each naming the free site; with the
+fuzz-6 report, five; 300 distinct oracle failures, 300 buckets (no cap);
 stress check failures by invariant and stalls by wait site; valid JSON,
 and a reproduce command that works, for a file name that is not UTF-8."""
 import json
@@ -130,20 +133,23 @@ def main():
 
     repro_files(scratch / "one-bug", uaf)
     doc = triage(tool, scratch / "one-bug", env)
-    if len(doc["buckets"]) != 1:
-        fail("18 reports of one bug gave %d buckets: %s" % (
-            len(doc["buckets"]), [b["signature"] for b in doc["buckets"]]))
-    sig = doc["buckets"][0]["signature"]
-    if "freed in kmgr_unstage_kelf_model < kmgr_unload_nn" not in sig:
-        fail(f"the bucket's signature does not name the free site: {sig}")
-    print(f"triage_buckets: 18 files of one bug -> 1 bucket ({sig})")
+    got = sorted((b["key"], b["count"]) for b in doc["buckets"])
+    f = " freed in kmgr_unstage_kelf_model < kmgr_unload_nn"
+    want = sorted(("heap-use-after-free in " + u + f, n) for u, n in
+                  (("cc_bootstrap", 5), ("check_set", 5), ("exec_sync", 5), ("build_compute", 3)))
+    if got != want:
+        fail("18 reports of four accesses after one free gave %s, want %s" % (got, want))
+    for b in doc["buckets"]:
+        if "freed in kmgr_unstage_kelf_model < kmgr_unload_nn" not in b["signature"]:
+            fail(f"a bucket's signature does not name the free site: {b['signature']}")
+    print("triage_buckets: 18 files of four accesses after one free -> 4 buckets (5, 5, 5, 3)")
 
     repro_files(scratch / "two-bugs", uaf + ["fuzz-6-leak.txt"])
     doc = triage(tool, scratch / "two-bugs", env)
     sigs = sorted(b["signature"] for b in doc["buckets"])
-    if len(sigs) != 2 or not any(s.startswith("ORACLE: leak-after-close") for s in sigs):
+    if len(sigs) != 5 or not any(s.startswith("ORACLE: leak-after-close") for s in sigs):
         fail(f"two mutants gave {sigs}")
-    print("triage_buckets: two mutants -> 2 buckets")
+    print("triage_buckets: two mutants -> 5 buckets (fuzz-1's four, fuzz-6's one)")
 
     repro_files(scratch / "many", [f"gen-oracle-{i}" for i in range(300)])
     doc = triage(tool, scratch / "many", env)
