@@ -25,6 +25,13 @@
 #   kmgr_unstage_kelf_model"; fuzz-1-asan-uaf-vtpb.txt (ASan, async target)
 #   reads that object in kbl_compute_build_compute_resources: a key of its
 #   own (before: one bucket with the race).
+# - fuzz-1-tsan-segv.txt (a nightly's stress_refdrain log, same mutant):
+#   TSan's "ERROR: ThreadSanitizer: SEGV on unknown address 0x0" in
+#   cc_bootstrap, the freed model read as zeroes.  One stack, the faulting
+#   one: its state is the type and its top three frames, as ASan's SEGV,
+#   "SEGV in cc_bootstrap < kmgr_exec_pre < exec_sync" (before: read as a
+#   two-access TSan report, two frames, and in a fuzz crash libFuzzer's
+#   "deadly signal" stack taken for the second access).
 # - nrt-1-race-load-first.txt and nrt-1-race-resolve-first.txt
 #   (mutants/nrt-1-lookup-copy-after-unlock, api_nrt under TSan) are one
 #   race reported from either side: one key.
@@ -33,7 +40,7 @@ tool=$1 src=$2 tmp=$3
 reports=$src/tools/kmgr-repro/tests/reports
 rm -rf "$tmp" && mkdir -p "$tmp/logs" || exit 1
 for r in fuzz-1-tsan-uaf fuzz-1-uaf-01 fuzz-1-tsan-race-free fuzz-1-asan-uaf-vtpb \
-	fuzz-1-stress-check-then-tsan fuzz-1-uaf-06 nrt-1-race-load-first nrt-1-race-resolve-first; do
+	fuzz-1-stress-check-then-tsan fuzz-1-uaf-06 fuzz-1-tsan-segv nrt-1-race-load-first nrt-1-race-resolve-first; do
 	{ sed "s#@SRC@#$src#g" "$reports/$r.txt"; echo "stress_refdrain: reproducer saved to $r.repro"; } \
 		>"$tmp/logs/$r.log"
 done
@@ -48,10 +55,12 @@ want = sorted([("heap-use-after-free in cc_bootstrap " + f, 2),
                ("heap-use-after-free in clone_sets freed in vtpb_destroy < kmgr_unstage_kelf_model", 1),
                ("heap-use-after-free in kbl_compute_build_compute_resources freed in vtpb_destroy < "
                 "kmgr_unstage_kelf_model", 1),
+               ("SEGV in cc_bootstrap < kmgr_exec_pre < exec_sync", 1),
                ("data race in nrt__model_resolve < nrt_model_get_nn vs nrt_model_link < nrt_load", 2)])
 keys = sorted((x["key"], x["count"]) for x in b)
 if keys != want:
     sys.exit("FAIL: buckets %s, want %s" % (keys, want))
 print("ok: one use-after-free under ASan and TSan one key (twice); one free site read at two places "
-      "two keys (twice, once a TSan race with the free); a race from either side one key")
+      "two keys (twice, once a TSan race with the free); a race from either side one key; "
+      "a TSan SEGV its faulting stack's three frames")
 PY
