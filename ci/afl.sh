@@ -61,6 +61,24 @@ KMGR_ROOT=$root
 . "$root/ci/lib/toolchain.sh"
 kmgr_toolchain afl.sh
 
+# The lock and the write check come before the builds: a second run
+# while one fuzzes is refused before it rebuilds the binaries under the
+# running instances, and a full disk fails here with one line, not in a
+# build log it cannot write.
+work=$root/fuzz-work/afl
+# failed CAUSE: the run failed (not a finding): one line, exit 3
+failed() {
+	echo "afl.sh: FAILED: $*" >&2
+	exit 3
+}
+err=$(mkdir -p "$work" 2>&1) || failed "cannot create $work: ${err##*: }"
+# one run at a time in fuzz-work/afl (the instances resume its queues)
+{ exec 9>>"$work/.lock"; } 2>/dev/null || failed "cannot write in $work"
+flock -n 9 || kmgr_die "another afl.sh run uses $work; wait for it"
+err=$( { head -c 65536 /dev/zero >"$work/.write-probe.$$"; } 2>&1) ||
+	{ rm -f "$work/.write-probe.$$"; failed "cannot write in $work: ${err##*: }"; }
+rm -f "$work/.write-probe.$$"
+
 # The two builds: fuzzing binary and CmpLog binary.  No compiler launcher:
 # ccache does not see AFL_LLVM_CMPLOG, the allowlist, or link-time passes.
 build=${KMGR_AFL_BUILD:-$root/build/afl}
@@ -87,19 +105,6 @@ export AFL_AUTORESUME=1
 
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
-work=$root/fuzz-work/afl
-# failed CAUSE: the run failed (not a finding): one line, exit 3
-failed() {
-	echo "afl.sh: FAILED: $*" >&2
-	exit 3
-}
-err=$(mkdir -p "$work" 2>&1) || failed "cannot create $work: ${err##*: }"
-# one run at a time in fuzz-work/afl (the instances resume its queues)
-{ exec 9>>"$work/.lock"; } 2>/dev/null || failed "cannot write in $work"
-flock -n 9 || kmgr_die "another afl.sh run uses $work; wait for it"
-err=$( { head -c 65536 /dev/zero >"$work/.write-probe.$$"; } 2>&1) ||
-	{ rm -f "$work/.write-probe.$$"; failed "cannot write in $work: ${err##*: }"; }
-rm -f "$work/.write-probe.$$"
 summary=$(mktemp "$work/.summary.XXXXXX" 2>/dev/null) || failed "cannot write in $work"
 pids=()
 # Every process of this run carries KMGR_AFL_RUN=$run in its environment
@@ -140,8 +145,13 @@ cleanup() {
 	trap '' INT TERM HUP
 	stop_all
 	if [ -n "$interrupted" ]; then
-		echo "== afl.sh summary so far (interrupted by SIG$interrupted; the target running then is" \
-			"not in it, its queue is kept in fuzz-work/afl/)"
+		# the target that ran when the signal came: its row from the
+		# stats its instances wrote as they ended, marked (a summary
+		# without it was empty for a run of one target)
+		[ -z "$cur_t" ] || summary_row "$cur_t" "$cur_out" "$cur_before" \
+			"$((SECONDS - cur_start))" " (interrupted after $((SECONDS - cur_start))s)"
+		echo "== afl.sh summary so far (interrupted by SIG$interrupted; queues kept in fuzz-work/afl/)"
+		printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs
 		cat "$summary"
 	fi
 	rm -f "$summary"
@@ -212,7 +222,25 @@ seeds() {
 	done
 }
 
-crashes=0
+# summary_row T OUT BEFORE SECONDS NOTE: T's row of the summary (and its
+# crashes with their reproduce commands); execs/s: every instance's
+# executions over the wall time.
+summary_row() {
+	local t=$1 out=$2 eps nc c
+	eps=$(afl_stat "$out" execs_done | sum)
+	eps=$(((eps - $3) / ($4 > 0 ? $4 : 1)))
+	nc=$(afl_stat "$out" saved_crashes | sum)
+	crashes=$((crashes + nc))
+	printf '%-12s %8s %8s %9s %8s %8s %6s%s\n' "$t" "$eps" "$(afl_stat "$out" edges_found | sort -n | tail -1)" \
+		"$(afl_stat "$out" stability | paste -sd/ -)" "$(afl_stat "$out" corpus_count | sort -n | tail -1)" "$nc" \
+		"$(afl_stat "$out" saved_hangs | sum)" "$5" >>"$summary"
+	for c in "$out"/*/crashes/id:*; do
+		[ -f "$c" ] || continue
+		printf '    crash: %s\n      reproduce: %s %s\n' "$c" "$build/fuzz/$t" "$c" >>"$summary"
+	done
+}
+
+crashes=0 cur_t="" cur_out="" cur_before=0 cur_start=0
 for t in "${tlist[@]}"; do
 	dir=$work/$t
 	out=$dir/out
@@ -248,7 +276,10 @@ for t in "${tlist[@]}"; do
 			"${dict[@]}" -m none -t 5000 -V "$share" -- "$build/fuzz/$t" >"$dir/logs/$name.log" 2>&1 &
 		pids+=($!)
 	done
+	ninputs=$nseeds
+	[ ! -d "$out/main/queue" ] || ninputs=$(find "$out/main/queue" -maxdepth 1 -name 'id:*' -type f | wc -l)
 	start=$SECONDS
+	cur_t=$t cur_out=$out cur_before=$before cur_start=$start
 	while :; do
 		alive=0
 		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
@@ -259,10 +290,11 @@ for t in "${tlist[@]}"; do
 		# time, "-" until an instance wrote its first plot_data row
 		eps=$((($(afl_live "$dir" execs_done | sum) - before) / (SECONDS - start)))
 		if [ -z "$(afl_live "$dir" execs_done)" ]; then
-			# no metrics before main's dry run over the seeds ends
-			printf '[afl.sh %s %3ds/%ds] instances %d calibrating: %d of %d seeds\n' "$t" \
+			# no metrics before main's dry run over the seeds ends (a
+			# resumed run's dry run is over main's queue, not the seeds)
+			printf '[afl.sh %s %3ds/%ds] instances %d calibrating: %d of %d inputs\n' "$t" \
 				"$((SECONDS - start))" "$share" "$alive" \
-				"$(grep -ac 'Attempting dry run' "$dir/logs/main.log" || true)" "$nseeds"
+				"$(grep -ac 'Attempting dry run' "$dir/logs/main.log" || true)" "$ninputs"
 			continue
 		fi
 		[ "$eps" -gt 0 ] || eps=-
@@ -291,18 +323,8 @@ for t in "${tlist[@]}"; do
 	else
 		echo "-- afl-plot: no graphs ($(grep -m1 -aE 'Error|error' "$dir/logs/plot.log" | cut -c1-90))"
 	fi
-	# execs/s over the whole run: every instance's total over the wall time
-	eps=$(afl_stat "$out" execs_done | sum)
-	eps=$(((eps - before) / share))
-	nc=$(afl_stat "$out" saved_crashes | sum)
-	crashes=$((crashes + nc))
-	printf '%-12s %8s %8s %9s %8s %8s %6s\n' "$t" "$eps" "$(afl_stat "$out" edges_found | sort -n | tail -1)" \
-		"$(afl_stat "$out" stability | paste -sd/ -)" "$(afl_stat "$out" corpus_count | sort -n | tail -1)" "$nc" \
-		"$(afl_stat "$out" saved_hangs | sum)" >>"$summary"
-	for c in "$out"/*/crashes/id:*; do
-		[ -f "$c" ] || continue
-		printf '    crash: %s\n      reproduce: %s %s\n' "$c" "$build/fuzz/$t" "$c" >>"$summary"
-	done
+	summary_row "$t" "$out" "$before" "$share" ""
+	cur_t=""
 	if [ "$cmin" = 1 ]; then
 		# minimise shipped corpus + every queue together, then keep what is new
 		all=$dir/cmin-in min=$dir/cmin-out
