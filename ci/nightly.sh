@@ -33,8 +33,9 @@
 # per-file pages go to coverage/<target>/html.tar.gz (ci/lib/prune.sh).
 #
 # Interrupted (SIGINT, SIGTERM, SIGHUP): the running part gets SIGTERM (30 s,
-# then SIGKILL), the report is written from what finished, marked
-# "interrupted", and the script exits 128+signal.  Two runs started in the
+# then SIGKILL), the stress runs that died before it are triaged, the
+# report is written from what finished, marked "interrupted" (its findings
+# "partial"), and the script exits 128+signal.  Two runs started in the
 # same minute get folders of their own (<run>, <run>-2, ...).
 # Exit status: 0 every part passed, 1 otherwise (the report is written
 # either way), 2 bad usage.  Builds go to --build-root/<preset> (default
@@ -174,6 +175,10 @@ on_signal() {
 		kill -KILL "$child" 2>/dev/null
 		wait "$child" 2>/dev/null
 	fi
+	# the stress runs that died before the signal keep their crash state,
+	# repro file and reproduce command: triaged now with the tools already
+	# built (a triage of logs runs nothing; the report says "interrupted")
+	[ ! -d "$night/stress-crashes" ] || triage_stress
 	write_report
 	exit "$2"
 }
@@ -192,7 +197,7 @@ stress_died() {
 	cmd=""
 	[ -z "$repro" ] || cmd="$night/repro/$repro"
 	echo "stress_$b ($p): FAILURE: $why (log $log${repro:+, repro $night/repro/$repro})"
-	mkdir -p "$night/stress-crashes" && cp "$log" "$night/stress-crashes/$p-stress_$b.log"
+	mkdir -p "$night/stress-crashes/$p" && cp "$log" "$night/stress-crashes/$p/stress_$b.log"
 	python3 - "$json" "$b" "$p" "$rc" "$why" "$log" "$repro" "$cmd" "$bld/stress/stress_$b" <<'PY'
 import json, shlex, sys
 out, b, p, rc, why, log, repro, rpath, binary = sys.argv[1:]
@@ -204,11 +209,50 @@ json.dump({"binary": "stress_" + b, "preset": p, "result": "FAILURE", "exit": in
 PY
 }
 
+# The stress runs that died: their logs through kmgr-repro triage, which
+# gives each its crash state (type and frames, a race's two accesses, a
+# stall's wait site) and key; the report groups them with the fuzz
+# findings by that key (one bug, one row).  Each preset's logs
+# (stress-crashes/P/) with P's own kmgr-repro (built with the stress
+# binaries), so that the reproduce command names the tree that has P's
+# stress binaries (a TSan run's line named the asan tree's tool before,
+# which has none): triage-stress-P.json.  Defined before the parts: the
+# signal handler calls it too.
+triage_stress() {
+	local d p repro rc
+	for d in "$night/stress-crashes"/*/; do
+		[ -d "$d" ] || continue
+		p=$(basename "$d")
+		[ ! -s "$night/triage-stress-$p.json" ] || continue # done before a signal
+		repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
+		if [ ! -x "$repro" ] && [ -z "$interrupted" ]; then
+			kmgr_waited cmake --build "$build_root/$p" -j2 --target kmgr-repro \
+				>>"$night/logs/build-$p.log" 2>&1
+		fi
+		if [ ! -x "$repro" ]; then
+			echo "nightly.sh: the $p stress logs were not triaged: no kmgr-repro in $build_root/$p" \
+				"(see $night/logs/build-$p.log)"
+			part "triage_stress_$p" 1
+			continue
+		fi
+		stamp "kmgr-repro ($p) triage $d"
+		"$repro" triage "${d%/}" --json >"$night/triage-stress-$p.json" 2>"$night/logs/triage-stress-$p.err"
+		rc=$?
+		[ "$rc" = 0 ] ||
+			echo "nightly.sh: triage of the $p stress logs failed: $(tail -n 1 "$night/logs/triage-stress-$p.err")"
+		part "triage_stress_$p" "$rc"
+	done
+}
+
 if [ "$do_stress" = 1 ]; then
 	for preset in $presets; do
 		build="$build_root/$preset"
 		stamp "build $preset"
-		targets=""
+		# and this tree's kmgr-repro: a run that dies is triaged, and its
+		# reproduce command given, with the tool of its own preset (its
+		# stress binaries are in this tree only), also when the night is
+		# interrupted before any other part built one
+		targets="kmgr-repro"
 		for b in $binaries; do targets="$targets stress_$b"; done
 		# (a subshell: a failed configure fails this preset, not the night)
 		if ! (kmgr_configure nightly.sh "$build" --preset "$preset" >/dev/null) ||
@@ -296,38 +340,8 @@ if [ "$do_fuzz" = 1 ]; then
 		done
 fi
 
-# The stress runs that died: their logs through kmgr-repro triage, which
-# gives each its crash state (type and frames, a race's two accesses, a
-# stall's wait site) and key; the report groups them with the fuzz
-# findings by that key (one bug, one row).  After the fuzz part, which
-# builds the fuzz presets' kmgr-repro: before it, a fresh build tree had
-# none and the dead runs were left untriaged (rows of their own).  None
-# built (--skip-fuzz): the first stress preset's tree builds one.
-if [ -d "$night/stress-crashes" ]; then
-	repro=""
-	for p in $fuzz_presets $presets; do
-		[ -x "$build_root/$p/tools/kmgr-repro/kmgr-repro" ] || continue
-		repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
-		break
-	done
-	p=${presets%% *}
-	if [ -z "$repro" ] && kmgr_waited cmake --build "$build_root/$p" -j2 --target kmgr-repro \
-		>>"$night/logs/build-$p.log" 2>&1; then
-		repro=$build_root/$p/tools/kmgr-repro/kmgr-repro
-	fi
-	if [ -n "$repro" ]; then
-		stamp "kmgr-repro triage $night/stress-crashes"
-		kmgr_waited "$repro" triage "$night/stress-crashes" --json >"$night/triage-stress.json" \
-			2>"$night/logs/triage-stress.err"
-		rc=$?
-		[ "$rc" = 0 ] ||
-			echo "nightly.sh: triage of the stress logs failed: $(tail -n 1 "$night/logs/triage-stress.err")"
-		part triage_stress "$rc"
-	else
-		echo "nightly.sh: the stress logs were not triaged: no kmgr-repro (see $night/logs/build-$p.log)"
-		part triage_stress 1
-	fi
-fi
+# The dead stress runs triaged (triage_stress, above), after the fuzz part.
+[ ! -d "$night/stress-crashes" ] || triage_stress
 
 if [ "$do_cov" = 1 ]; then
 	stamp "ci/coverage.sh over the grown corpus"

@@ -226,16 +226,30 @@ def collect_stress(night):
 TRIAGE_LINE = re.compile(r"^\s*(\d+)\s+(.*?)\s+smallest: (.*) \((\d+) bytes\)\s*$")
 
 
+def triage_source(name):
+    """The source of a triage file's findings: triage-P.json a fuzz preset's
+    (fuzz (P)), triage-stress-P.json the dead stress runs of preset P
+    (stress (P)), triage-stress.json (older nights) stress."""
+    m = re.fullmatch(r"triage-(stress-)?(\w+)\.json", name)
+    if not m:
+        return "fuzz"
+    if m.group(1):
+        return "stress (%s)" % m.group(2)
+    return "stress" if m.group(2) == "stress" else "fuzz (%s)" % m.group(2)
+
+
 def collect_triage(night, tool):
     """Buckets from kmgr-repro triage: its --json when there is one, else
-    the text lines "COUNT  SIGNATURE  smallest: PATH (N bytes)"."""
+    the text lines "COUNT  SIGNATURE  smallest: PATH (N bytes)".  An
+    interrupted night's (meta.json "interrupted") are marked partial."""
     buckets = []
     files = sorted(glob.glob(os.path.join(night, "triage.json")) +
                    glob.glob(os.path.join(night, "triage-*.json")))
+    meta = load_json(os.path.join(night, "meta.json"))
+    partial = isinstance(meta, dict) and bool(meta.get("interrupted"))
     for path in files:
         j = load_json(path)
-        m = re.fullmatch(r"triage-(\w+)\.json", os.path.basename(path))
-        source = ("stress" if m.group(1) == "stress" else "fuzz (%s)" % m.group(1)) if m else "fuzz"
+        source = triage_source(os.path.basename(path))
         items = (j.get("buckets", j) if isinstance(j, dict) else j) if j is not None else None
         for b in items if isinstance(items, list) else []:
             if not isinstance(b, dict):
@@ -243,7 +257,7 @@ def collect_triage(night, tool):
             # kmgr-repro triage --json: signature, dedup_token, count,
             # example, example_bytes, target, reproduce
             sig = str(b.get("signature") or "?")
-            if source == "stress" and sig.startswith("("):
+            if source.startswith("stress") and sig.startswith("("):
                 # a triage that does not read stress logs yet ("(unusable
                 # file)", "(no failure)"): the runs keep their own rows
                 continue
@@ -251,11 +265,14 @@ def collect_triage(night, tool):
                 count = int(b.get("count", 1))
             except (TypeError, ValueError):
                 count = 1
+            # a stress log's bucket: its repro file is what reproduces it
+            # (the link), the log is the report
             buckets.append({"bucket": sig, "count": count,
-                            "smallest": str(b.get("example") or ""),
+                            "smallest": str(b.get("repro_file") or b.get("example") or ""),
                             "size": b.get("example_bytes"), "target": b.get("target"),
                             "dedup_token": b.get("dedup_token"), "key": b.get("key"),
                             "reproduce": b.get("reproduce"), "source": source,
+                            **({"partial": True} if partial else {}),
                             **{k: b[k] for k in ("crash_type", "crash_state", "frames")
                                if b.get(k)}})
     if not files:

@@ -79,12 +79,14 @@ def head_section(rep):
 
 
 def finding_status(f):
+    # an interrupted night's finding: what was triaged before the signal
+    part = ' <span class="partial">(partial night)</span>' if f.get("partial") else ""
     if not f.get("reproduces"):
-        return '<td class="note">does not reproduce</td>'
+        return '<td class="note">does not reproduce%s</td>' % part
     if f.get("new"):
-        return '<td class="new">new</td>'
-    return '<td class="known">known since %s (%d night(s))</td>' % (
-        esc(f.get("first_seen")), f.get("nights") or 1)
+        return '<td class="new">new%s</td>' % part
+    return '<td class="known">known since %s (%d night(s))%s</td>' % (
+        esc(f.get("first_seen")), f.get("nights") or 1, part)
 
 
 def findings_section(rep):

@@ -76,7 +76,7 @@ def main(argv):
     stress = collect_stress(a.night)
     findings = collect_triage(a.night, a.repro_tool) or fuzz_json_findings(a.night, a.repro_tool)
     findings += stress_findings(stress, sum(f.get("count", 1) for f in findings
-                                            if f.get("source") == "stress"))
+                                            if f.get("source", "").startswith("stress")))
     findings = merge_by_key(findings)
     rep = {"kind": KIND, "version": 1, "date": date, "run": meta.get("run") or date,
            "title": "%s %s" % (a.title, meta.get("run") or date),

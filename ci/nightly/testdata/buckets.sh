@@ -8,9 +8,22 @@
 # fuzz (tsan) and stress; known since the first night), K2 new, and K3 in a
 # "not seen tonight" row with its first and last night.  A finding without
 # a key (an older triage JSON) keeps a row of its own.
+# Then (with KMGR_REPRO, the built tool) ci/nightly.sh itself, on a build
+# root of stand-ins (a CMake cache and a build.ninja that build nothing):
+# preset tsan's stress_refdrain prints a real TSan report
+# (tools/kmgr-repro/tests/reports/fuzz-1-tsan-race-free.txt), saves a repro
+# file and dies; stress_async sleeps; the night gets SIGTERM while it
+# sleeps.  The interrupted night's report must still triage the dead run:
+# its key (heap-use-after-free in clone_sets freed in vtpb_destroy <
+# kmgr_unstage_kelf_model), its repro file linked, a reproduce command
+# that names the tsan tree's kmgr-repro (not the asan tree's, which a
+# real night builds first and which has no TSan stress binaries), marked
+# partial; exit 143.
+#   buckets.sh [KMGR_REPRO]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ci=$(cd "$here/../.." && pwd)
+tool=${1:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/buckets.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 n=$tmp/night h=$tmp/hist
@@ -69,3 +82,88 @@ if not bad:
     print("buckets: ok (3 rows, K1 x6 from fuzz asan/tsan and stress, K3 not seen tonight)")
 sys.exit(1 if bad else 0)
 PY
+[ $? = 0 ] || exit 1
+[ -n "$tool" ] || { echo "buckets: no KMGR_REPRO given: the nightly.sh case skipped"; exit 0; }
+
+# ci/nightly.sh interrupted after a stress run died (see the header)
+src=$(cd "$ci/.." && pwd)
+br=$tmp/broot
+for p in asan tsan; do
+	mkdir -p "$br/$p/stress" "$br/$p/tools/kmgr-repro"
+	cp "$tool" "$br/$p/tools/kmgr-repro/kmgr-repro" || exit 1
+	cat >"$br/$p/CMakeCache.txt" <<C
+CMAKE_PROJECT_NAME:STATIC=kmgr
+CMAKE_C_COMPILER:FILEPATH=$(command -v cc)
+CMAKE_HOME_DIRECTORY:INTERNAL=$src
+CMAKE_GENERATOR:INTERNAL=Ninja
+CMAKE_MAKE_PROGRAM:FILEPATH=$(command -v ninja)
+CMAKE_COMMAND:INTERNAL=$(command -v cmake)
+C
+	printf 'build %s: phony\n' kmgr-repro stress_refdrain stress_async >"$br/$p/build.ninja"
+done
+cat >"$br/tsan/stress/stress_refdrain" <<'S'
+#!/bin/sh
+# a stress run that dies under TSan: its repro file, the report, exit 66
+while [ $# -gt 0 ]; do [ "$1" = --repro-dir ] && dir=$2; shift; done
+printf 'binary stress_refdrain\nseconds 60\nthreads 4\nseed 1\n' >"$dir/stress_refdrain-seed1-7.repro"
+sed "s#@SRC@#$KMGR_TEST_SRC#g" "$KMGR_TEST_SRC/tools/kmgr-repro/tests/reports/fuzz-1-tsan-race-free.txt" >&2
+echo "stress_refdrain: reproducer saved to $dir/stress_refdrain-seed1-7.repro" >&2
+exit 66
+S
+printf '#!/bin/sh\nexec sleep 60\n' >"$br/tsan/stress/stress_async"
+chmod +x "$br/tsan/stress/"*
+# night BINARIES: a night of those stress binaries, SIGTERM once
+# stress_async runs (when it is one of them)
+night() {
+	rm -rf "$tmp/nights"
+	env KMGR_TEST_SRC="$src" bash "$ci/nightly.sh" --minutes 1 --presets tsan --build-root "$br" \
+		--binaries "$1" --skip-fuzz --skip-coverage --skip-mutants --keep 0 \
+		--out "$tmp/nights" >"$tmp/night.out" 2>&1 &
+	pid=$!
+	if [ "$1" != refdrain ]; then
+		for _ in $(seq 100); do grep -q 'stress_async (tsan) for' "$tmp/night.out" && break; sleep 0.1; done
+		sleep 0.5
+		kill -TERM "$pid"
+	fi
+	wait "$pid"
+}
+# check WHAT: the night's one row is the dead run, triaged with the tsan
+# tree's tool; "interrupted": marked partial
+check() {
+	python3 - "$tmp/nights"/*/nightly.json "$br" "$1" <<'PY'
+import json, sys
+j, br, what = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+bad = []
+key = "heap-use-after-free in clone_sets freed in vtpb_destroy < kmgr_unstage_kelf_model"
+rows = [f for f in j["findings"] if f.get("key") == key]
+if bool(j["meta"].get("interrupted")) != (what == "interrupted"):
+    bad.append("meta.json interrupted: %r" % j["meta"].get("interrupted"))
+if len(rows) != 1:
+    bad.append("no row keyed %r: %s" % (key, [(f.get("key"), f.get("bucket")) for f in j["findings"]]))
+else:
+    f = rows[0]
+    tsan = "'%s/tsan/tools/kmgr-repro/kmgr-repro' replay " % br
+    if not (f.get("reproduce") or "").startswith(tsan) or "stress_refdrain-seed1-7.repro" not in f["reproduce"]:
+        bad.append("reproduce %r, want %s... the repro file" % (f.get("reproduce"), tsan))
+    if not f.get("href") or not f["href"].endswith("stress_refdrain-seed1-7.repro"):
+        bad.append("no link to the repro file: %r" % f.get("href"))
+    if bool(f.get("partial")) != (what == "interrupted") or not f.get("source", "").startswith("stress (tsan)"):
+        bad.append("partial %r, source %r" % (f.get("partial"), f.get("source")))
+if len(j["findings"]) != 1:
+    bad.append("%d finding rows, want 1 (the dead run triaged)" % len(j["findings"]))
+for b in bad:
+    print("buckets: FAIL: %s night: %s" % (what, b))
+if not bad:
+    print("buckets: ok (%s night: the dead TSan stress run triaged%s, reproduce with the tsan "
+          "tree's kmgr-repro)" % (what, ", partial" if what == "interrupted" else ""))
+sys.exit(1 if bad else 0)
+PY
+}
+night refdrain
+rc=$?
+[ "$rc" = 1 ] || { echo "buckets: FAIL: a night with a dead run: exit $rc, want 1: $(tail -n 3 "$tmp/night.out")"; exit 1; }
+check whole || exit 1
+night "refdrain async"
+rc=$?
+[ "$rc" = 143 ] || { echo "buckets: FAIL: interrupted night: exit $rc, want 143: $(tail -n 3 "$tmp/night.out")"; exit 1; }
+check interrupted
