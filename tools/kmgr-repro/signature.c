@@ -12,13 +12,17 @@
  * edit does not split a bucket.
  *
  * The bucket key (kr_bucket_key) is what triage groups by.  A
- * use-after-free or double free is keyed by its bad access and where the
- * object was freed: the top library frame of the access stack and the top
- * two of the free's ("freed by thread" in ASan, the free's stack in TSan),
- * so ASan and TSan name one use-after-free alike (both reports hold both
- * stacks), while two bugs that free one object at one place and read it
- * at two places (fuzz-1's exec without a reference, fuzz-7's read after
- * the release) are two keys.  Any other report is keyed by its crash state (type and
+ * use-after-free or double free is keyed by its crash state: the type and
+ * the top three library frames of the bad access (ASan's READ/WRITE stack,
+ * TSan's access that is not the free), so ASan and TSan name one
+ * use-after-free alike, a TSan race whose one access is the free
+ * included.  Not by the free site: it merged two bugs that free one
+ * object at one place and read it at two (fuzz-1's exec without a
+ * reference, fuzz-7's read after the release), and it split one read of
+ * one line when the two sanitizers caught two objects freed by one
+ * teardown (the model in kmgr_unstage_kelf_model, its kelf stage in
+ * dlr_kelf_unstage).  The free site stays in the signature.  Any other
+ * report is keyed by its crash state (type and
  * the library's frames, not the harness's or a stress binary's: a bug
  * found by fuzzing and by stress is one bucket); a report whose stack
  * holds no library frame by its DEDUP_TOKEN, else its signature.
@@ -260,8 +264,8 @@ static bool stack_frees(const char *from)
  * is a use-after-free that TSan saw before the free finished (ASan, or
  * TSan on another schedule, reports it as heap-use-after-free): its free
  * site, the top two library frames of that stack without the allocator,
- * as free_site's, and its use site, the top library frame of the other
- * access; both "" for any other race. */
+ * as free_site's, and its use site, the top three library frames of the
+ * other access; both "" for any other race. */
 static void race_free_site(const char *at, char *out, size_t len, char *use, size_t ulen)
 {
 	char a[256];
@@ -271,10 +275,10 @@ static void race_free_site(const char *at, char *out, size_t len, char *use, siz
 	if (stack_frees(at)) {
 		top_frames_of(at, 2, true, out, len);
 		if (second)
-			top_frames_of(second, 1, true, use, ulen);
+			top_frames_of(second, 3, true, use, ulen);
 	} else if (second && stack_frees(second)) {
 		top_frames_of(second, 2, true, out, len);
-		top_frames_of(at, 1, true, use, ulen);
+		top_frames_of(at, 3, true, use, ulen);
 	}
 }
 
@@ -403,10 +407,10 @@ void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 
 	if (at)
 		free_site(at, kind, freed, sizeof(freed));
-	/* the bad access: the first stack's top library frame (ASan's READ or
-	 * WRITE, TSan's first access; the free's own stack comes later) */
+	/* the bad access: the first stack's top three library frames (ASan's
+	 * READ or WRITE, TSan's first access; the free's own stack is later) */
 	if (at && freed[0])
-		top_frames_of(at, 1, true, use, sizeof(use));
+		top_frames_of(at, 3, true, use, sizeof(use));
 	if (at)
 		kr_crash_state(report, kind, sizeof(kind), frames, sizeof(frames));
 	if (at && !freed[0] && !strcmp(kind, "data race") &&
@@ -415,8 +419,10 @@ void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 		if (freed[0])
 			snprintf(kind, sizeof(kind), "heap-use-after-free");
 	}
-	if (at && freed[0])
-		snprintf(key, len, "%s%s%s freed in %s", kind, use[0] ? " in " : "", use, freed);
+	if (at && freed[0] && use[0])
+		snprintf(key, len, "%s in %s", kind, use);
+	else if (at && freed[0])
+		snprintf(key, len, "%s freed in %s", kind, freed);
 	else if (at && !strcmp(kind, "data race") && strstr(frames, " vs "))
 		race_key(kind, frames, key, len);
 	else if (at &&

@@ -14,8 +14,8 @@
 # (tools/kmgr-repro/tests/reports/fuzz-1-tsan-race-free.txt), saves a repro
 # file and dies; stress_async sleeps; the night gets SIGTERM while it
 # sleeps.  The interrupted night's report must still triage the dead run:
-# its key (heap-use-after-free in clone_sets freed in vtpb_destroy <
-# kmgr_unstage_kelf_model), its repro file linked, a reproduce command
+# its key (heap-use-after-free in clone_sets < exec_sync < kmgr_exec),
+# its repro file linked, a reproduce command
 # that names the tsan tree's kmgr-repro (not the asan tree's, which a
 # real night builds first and which has no TSan stress binaries), marked
 # partial; exit 143.
@@ -134,7 +134,7 @@ check() {
 import json, sys
 j, br, what = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 bad = []
-key = "heap-use-after-free in clone_sets freed in vtpb_destroy < kmgr_unstage_kelf_model"
+key = "heap-use-after-free in clone_sets < exec_sync < kmgr_exec"
 rows = [f for f in j["findings"] if f.get("key") == key]
 if bool(j["meta"].get("interrupted")) != (what == "interrupted"):
     bad.append("meta.json interrupted: %r" % j["meta"].get("interrupted"))

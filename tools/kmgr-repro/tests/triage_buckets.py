@@ -9,9 +9,10 @@ unload in kmgr_unstage_kelf_model), and the oracle's for
 mutants/fuzz-6-clone-leak.patch (its regression input).  A fake stress
 binary prints the report a repro file names, so kmgr-repro triage runs
 them as it runs any crash.  It must give: the 18 in four buckets, one per
-bad access (a use-after-free is keyed by its access's top frame and its
-free site: one free site alone merged two bugs that read one object at
-two places, fuzz-1's and fuzz-7's), each naming the free site; with the
+bad access (a use-after-free is keyed by its crash state, the top three
+frames of its access: the free site alone merged two bugs that read one
+object at two places, fuzz-1's and fuzz-7's), each signature naming the
+free site; with the
 fuzz-6 report, five; 300 distinct oracle failures, 300 buckets (no cap);
 stress check failures by invariant and stalls by wait site; valid JSON,
 and a reproduce command that works, for a file name that is not UTF-8."""
@@ -134,9 +135,10 @@ def main():
     repro_files(scratch / "one-bug", uaf)
     doc = triage(tool, scratch / "one-bug", env)
     got = sorted((b["key"], b["count"]) for b in doc["buckets"])
-    f = " freed in kmgr_unstage_kelf_model < kmgr_unload_nn"
-    want = sorted(("heap-use-after-free in " + u + f, n) for u, n in
-                  (("cc_bootstrap", 5), ("check_set", 5), ("exec_sync", 5), ("build_compute", 3)))
+    want = sorted(("heap-use-after-free in " + u, n) for u, n in
+                  (("cc_bootstrap < kmgr_exec_pre < exec_sync", 5),
+                   ("check_set < dlr_check_valid_io_sets < kmgr_exec_pre", 5),
+                   ("exec_sync < kmgr_exec", 5), ("build_compute < kmgr_exec_pre < exec_sync", 3)))
     if got != want:
         fail("18 reports of four accesses after one free gave %s, want %s" % (got, want))
     for b in doc["buckets"]:
