@@ -163,7 +163,9 @@ PY
 # The parts run through kmgr_waited (ci/lib/signals.sh), so that a signal
 # to the night reaches the part at once (on_signal).
 child="" interrupted=""
-exec 3>&2 # the night's own stderr, for a trap that runs inside a part's redirection
+# the night's own stderr (3) and stdout (4), for a trap that runs inside a
+# part's redirection (its "report ..." line went to that part's log)
+exec 3>&2 4>&1
 on_signal() {
 	local i
 	trap '' INT TERM HUP
@@ -178,8 +180,10 @@ on_signal() {
 	# the stress runs that died before the signal keep their crash state,
 	# repro file and reproduce command: triaged now with the tools already
 	# built (a triage of logs runs nothing; the report says "interrupted")
-	[ ! -d "$night/stress-crashes" ] || triage_stress
-	write_report
+	{
+		[ ! -d "$night/stress-crashes" ] || triage_stress
+		write_report
+	} >&4 2>&3
 	exit "$2"
 }
 trap 'on_signal SIGINT 130' INT

@@ -166,4 +166,7 @@ check whole || exit 1
 night "refdrain async"
 rc=$?
 [ "$rc" = 143 ] || { echo "buckets: FAIL: interrupted night: exit $rc, want 143: $(tail -n 3 "$tmp/night.out")"; exit 1; }
+# its "report ..." line on the night's output, not in the stress run's log
+grep -q '^nightly.sh: report .*interrupted by SIGTERM' "$tmp/night.out" ||
+	{ echo "buckets: FAIL: interrupted night: no report line: $(tail -n 2 "$tmp/night.out")"; exit 1; }
 check interrupted
