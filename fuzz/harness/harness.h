@@ -146,6 +146,12 @@ typedef struct kh_config {
 	uint64_t max_steps; /* controlled: the hang bound (0 = the default) */
 	bool reference;     /* single-threaded: statuses checked exactly */
 	bool async_mix;     /* implicit async: run explicit SCHEDULE ops too */
+	/* the library's whole log, as the process set it up (kprog run -v,
+	 * KMGR_FUZZ_VERBOSE); otherwise every run has the oracle's log filter
+	 * (oracle_log_quiet):
+	 * broken-invariant lines fail the run, the answers to the harness's own
+	 * misuse are counted, not printed */
+	bool full_log;
 	kh_hooks_t hooks;
 } kh_config_t;
 

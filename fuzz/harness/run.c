@@ -155,6 +155,7 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
 	c.max_steps = o->max_steps;
 	c.reference = o->reference;
 	c.async_mix = o->async_mix;
+	c.full_log = o->verbose;
 	c.hooks.op_done = o->verbose ? verbose_op : NULL;
 	c.hooks.report = print_program;
 	c.hooks.ctx = (void *)p;

@@ -22,7 +22,7 @@ typedef enum kprog_backend {
 typedef struct kprog_run_opts {
 	kprog_backend_t backend;
 	bool reference;     /* single-threaded runs: check statuses against the reference model */
-	bool verbose;       /* each op and its status on stderr */
+	bool verbose;       /* each op and its status, and the library's whole log */
 	uint64_t max_steps; /* controlled: the hang bound (0 = the scheduler's default) */
 	/* Implicit-async runs: also run explicit SCHEDULE ops.  Off by default:
 	 * the facade's async unload stops the async worker but not the sync XU
