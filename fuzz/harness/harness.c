@@ -220,6 +220,7 @@ int kh_run(const kh_config_t *c, kh_result_t *r)
 			cfg.ap[i].thread = c->ap[i].thread;
 			cfg.ap[i].point = c->ap[i].point;
 			cfg.ap[i].k = c->ap[i].k;
+			cfg.ap[i].every = c->ap[i].every;
 		}
 		if (ks_ctl_begin(&cfg))
 			abort();

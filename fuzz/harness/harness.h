@@ -142,6 +142,7 @@ typedef struct kh_config {
 	struct {
 		uint8_t thread;
 		uint32_t point, k;
+		bool every; /* after each release from point on */
 	} ap[KS_CTL_MAX_AP];
 	uint64_t max_steps; /* controlled: the hang bound (0 = the default) */
 	bool reference;     /* single-threaded: statuses checked exactly */

@@ -45,6 +45,7 @@ typedef struct kh_regression {
 	struct {
 		uint8_t thread;
 		uint32_t point, k;
+		bool every; /* after each release from point on */
 	} ap[KPROG_MAX_AP];
 } kh_regression_t;
 

@@ -151,6 +151,7 @@ int kprog_run(const kprog_t *p, const kprog_run_opts_t *o, kprog_run_result_t *r
 		c.ap[i].thread = p->ap[i].thread;
 		c.ap[i].point = p->ap[i].point;
 		c.ap[i].k = p->ap[i].k;
+		c.ap[i].every = p->ap[i].every;
 	}
 	c.max_steps = o->max_steps;
 	c.reference = o->reference;

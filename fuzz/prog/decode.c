@@ -139,7 +139,8 @@ static size_t decode_access_points(const uint8_t *data, size_t off, size_t size,
 				b[j] = data[at + j];
 		p->ap[i].thread = b[0] % KPROG_AP_THREADS;
 		p->ap[i].k = (uint8_t)(1u + ((b[0] >> 3) & 7));
-		p->ap[i].point = (uint16_t)((unsigned)(b[0] >> 6) << 8 | b[1]);
+		p->ap[i].point = (uint16_t)((unsigned)(b[0] >> 6 & 1) << 8 | b[1]);
+		p->ap[i].every = b[0] >> 7;
 	}
 	return p->nap ? start : size;
 }

@@ -79,7 +79,7 @@ size_t kprog_encode(const kprog_t *p, uint8_t *out, size_t cap)
 		wr(&w, p->sched[i]);
 	for (unsigned i = 0; i < p->nap; i++) { /* the last bytes (decode.c) */
 		wr(&w, (uint8_t)(p->ap[i].thread | (p->ap[i].k - 1) << 3 |
-		                 (p->ap[i].point >> 8 & 3) << 6));
+		                 (p->ap[i].point >> 8 & 1) << 6 | p->ap[i].every << 7));
 		wr(&w, (uint8_t)(p->ap[i].point & 0xff));
 	}
 	return w.off;
@@ -106,7 +106,7 @@ bool kprog_equal(const kprog_t *a, const kprog_t *b)
 		return false;
 	for (unsigned i = 0; i < a->nap; i++)
 		if (a->ap[i].thread != b->ap[i].thread || a->ap[i].k != b->ap[i].k ||
-		    a->ap[i].point != b->ap[i].point)
+		    a->ap[i].point != b->ap[i].point || a->ap[i].every != b->ap[i].every)
 			return false;
 	for (unsigned i = 0; i < a->nops; i++)
 		if (!op_equal(a, &a->ops[i], b, &b->ops[i]))

@@ -97,17 +97,23 @@ static int parse_fault(struct pctx *c, char **tok, int n)
 }
 
 /* "access tT:R+K": the K-th heap or global access of logical thread T
- * after its R-th release is a scheduling point. */
+ * after its R-th release is a scheduling point; "tT:R..+K": after each of
+ * its releases from the R-th on. */
 static int parse_access(struct pctx *c, char **tok, int n)
 {
 	char *colon, *plus;
 	long t, m, k;
+	bool every = false;
 
 	if (n != 2 || tok[1][0] != 't' || !(colon = strchr(tok[1], ':')) ||
 	    !(plus = strchr(colon, '+')))
-		return fail(c, "access: expected tT:R+K");
+		return fail(c, "access: expected tT:R+K or tT:R..+K");
 	*colon++ = 0;
 	*plus++ = 0;
+	if (plus - colon > 3 && !strcmp(plus - 3, "..")) {
+		plus[-3] = 0;
+		every = true;
+	}
 	if (parse_int(tok[1] + 1, 0, KPROG_AP_THREADS - 1, &t) ||
 	    parse_int(colon, 0, KPROG_AP_MAX_RELEASE, &m) || parse_int(plus, 1, 8, &k))
 		return fail(c, "access: thread 0..%d, release 0..%d, access 1..8",
@@ -116,6 +122,7 @@ static int parse_access(struct pctx *c, char **tok, int n)
 		return fail(c, "access: more than %d entries", KPROG_MAX_AP);
 	c->p->ap[c->p->nap].thread = (uint8_t)t;
 	c->p->ap[c->p->nap].point = (uint16_t)m;
+	c->p->ap[c->p->nap].every = every;
 	c->p->ap[c->p->nap++].k = (uint8_t)k;
 	return 0;
 }

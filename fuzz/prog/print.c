@@ -88,7 +88,8 @@ size_t kprog_print(const kprog_t *p, char *buf, size_t cap)
 	for (unsigned i = 0; i < p->plan.n; i++)
 		print_fault(&o, &p->plan.e[i]);
 	for (unsigned i = 0; i < p->nap; i++)
-		put(&o, "access t%u:%u+%u\n", p->ap[i].thread, p->ap[i].point, p->ap[i].k);
+		put(&o, "access t%u:%u%s+%u\n", p->ap[i].thread, p->ap[i].point,
+		    p->ap[i].every ? ".." : "", p->ap[i].k);
 	for (unsigned i = 0; i < p->nops; i++) {
 		const kprog_op_t *op = &p->ops[i];
 		const kprog_kind_info_t *k = kprog_kind(op->kind);

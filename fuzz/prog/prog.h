@@ -33,12 +33,15 @@
  *            that they name the same points): the k-th heap
  *            or global access of that thread after its r-th release is a
  *            scheduling point (lib/sched/ctl_access.c; none, bits 5-7
- *            of byte 0 all zero, changes nothing)
+ *            of byte 0 all zero, changes nothing); r >= 512: after each
+ *            of its releases from r-512 on ("every", text "R.."), so that
+ *            any r before a window late in a long-lived thread reaches it
  *
  * Text form (print.c / parse.c): one line per item, '#' comments:
  *   config mode=sync nc=4 qdepth=4 threads=2
  *   fault alloc:kmgr.exec_resources:1
  *   access t1:3+1
+ *   access t0:40..+1
  *   t0 load slot=0 tmpl=0 start=-1 count=-1
  *   t0 load slot=1 inline=4b4d4f44... start=0 count=1
  *   t1 exec slot=0 in=dev out=host repeat=1
@@ -58,7 +61,7 @@
 #define KPROG_MAX_FAULTS     3
 #define KPROG_MAX_AP         7    /* memory access points (byte 0, bits 5-7) */
 #define KPROG_AP_THREADS     8    /* logical thread ids an access point names */
-#define KPROG_AP_MAX_RELEASE 1023 /* the release index an access point names */
+#define KPROG_AP_MAX_RELEASE 511  /* the release index an access point names */
 #define KPROG_SLOTS          4    /* model slots, shared by all threads */
 #define KPROG_TSLOTS         4    /* tensor slots, per thread */
 #define KPROG_MAX_BLOB       4096 /* inline container bytes, whole program */
@@ -141,6 +144,7 @@ typedef struct kprog {
 		uint8_t thread; /* the run's logical thread id (0: main) */
 		uint16_t point; /* after its point-th release (0..KPROG_AP_MAX_RELEASE) */
 		uint8_t k;      /* its k-th heap or global access, 1..8 */
+		bool every;     /* after each release from point on */
 	} ap[KPROG_MAX_AP];
 	uint32_t nops;
 	kprog_op_t ops[KPROG_MAX_OPS];

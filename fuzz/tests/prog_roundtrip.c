@@ -238,7 +238,7 @@ static void case_access_wide(void)
 {
 	static const char src[] = "config mode=sync nc=1 qdepth=1 threads=2\n"
 	                          "access t1:40+2\n"
-	                          "access t2:1023+8\n"
+	                          "access t2:511+8\n"
 	                          "access t0:7+1\n"
 	                          "t0 load slot=0 tmpl=0 start=-1 count=-1\n";
 	uint8_t old[KPROG_HEADER_BYTES + 2] = {1u << 5, 0, 0, 0, 1 | 2 << 3, 17};
@@ -247,23 +247,61 @@ static void case_access_wide(void)
 	KT_EQ(kprog_parse(src, &p1, text, sizeof(text)), 0);
 	KT_EQ(p1.nap, 3);
 	KT_EQ(p1.ap[0].point, 40);
-	KT_EQ(p1.ap[1].point, 1023);
+	KT_EQ(p1.ap[1].point, 511);
 	n = kprog_encode(&p1, buf, sizeof(buf));
 	KT_EQ(buf[n - 6], 1 | 1 << 3);
 	KT_EQ(buf[n - 5], 40);
-	KT_EQ(buf[n - 4], 2 | 7 << 3 | 3 << 6);
+	KT_EQ(buf[n - 4], 2 | 7 << 3 | 1 << 6);
 	KT_EQ(buf[n - 3], 0xff);
 	kprog_decode(buf, n, &p2);
 	KT_ASSERT(kprog_equal(&p1, &p2));
 	kprog_print(&p2, text2, sizeof(text2));
 	KT_ASSERT(strstr(text2, "access t1:40+2\n") != NULL);
-	KT_ASSERT(strstr(text2, "access t2:1023+8\n") != NULL);
-	KT_ASSERT(kprog_parse("access t1:1024+1\n", &p3, text, sizeof(text)) != 0);
+	KT_ASSERT(strstr(text2, "access t2:511+8\n") != NULL);
+	KT_ASSERT(kprog_parse("access t1:512+1\n", &p3, text, sizeof(text)) != 0);
 	kprog_decode(old, sizeof(old), &p3);
 	KT_EQ(p3.nap, 1);
 	KT_EQ(p3.ap[0].thread, 1);
 	KT_EQ(p3.ap[0].k, 3);
 	KT_EQ(p3.ap[0].point, 17);
+}
+
+/* roundtrip-1.9: a point may name every release from R on ("R..", bit 7
+ * of its first byte: r's top bit), so that any R before a window late in a
+ * long-lived thread reaches it; both forms round-trip, and a malformed
+ * range is refused. */
+static void case_access_every(void)
+{
+	static const char src[] = "config mode=sync nc=1 qdepth=1 threads=2\n"
+	                          "access t1:300..+2\n"
+	                          "access t0:5+1\n"
+	                          "t0 load slot=0 tmpl=0 start=-1 count=-1\n";
+	uint8_t raw[KPROG_HEADER_BYTES + 2] = {1u << 5, 0, 0, 0, 3 | 0 << 3 | 1 << 7, 9};
+	size_t n;
+
+	KT_EQ(kprog_parse(src, &p1, text, sizeof(text)), 0);
+	KT_EQ(p1.nap, 2);
+	KT_ASSERT(p1.ap[0].every);
+	KT_ASSERT(!p1.ap[1].every);
+	KT_EQ(p1.ap[0].point, 300);
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_EQ(buf[n - 4], 1 | 1 << 3 | 1 << 6 | 1 << 7);
+	KT_EQ(buf[n - 3], 300 & 0xff);
+	kprog_decode(buf, n, &p2);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+	p2.ap[0].every = false;
+	KT_ASSERT(!kprog_equal(&p1, &p2));
+	kprog_print(&p1, text2, sizeof(text2));
+	KT_ASSERT(strstr(text2, "access t1:300..+2\n") != NULL);
+	KT_ASSERT(strstr(text2, "access t0:5+1\n") != NULL);
+	KT_ASSERT(kprog_parse("access t1:..+1\n", &p3, text, sizeof(text)) != 0);
+	KT_ASSERT(kprog_parse("access t1:3.+1\n", &p3, text, sizeof(text)) != 0);
+	kprog_decode(raw, sizeof(raw), &p3);
+	KT_EQ(p3.nap, 1);
+	KT_EQ(p3.ap[0].thread, 3);
+	KT_EQ(p3.ap[0].k, 1);
+	KT_EQ(p3.ap[0].point, 9);
+	KT_ASSERT(p3.ap[0].every);
 }
 
 int main(void)
@@ -276,5 +314,6 @@ int main(void)
 	KT_CASE("roundtrip-1.6 kind bytes of later kinds", case_kind_bytes);
 	KT_CASE("roundtrip-1.7 selectors by name", case_selector_names);
 	KT_CASE("roundtrip-1.8 access points past the 32nd release", case_access_wide);
+	KT_CASE("roundtrip-1.9 access point from a release on", case_access_every);
 	KT_DONE();
 }

@@ -20,7 +20,9 @@
  * sleeping threads are candidates too, as at ks_access_point().  A window
  * opens at a release and the access that races it follows within a few,
  * and a thread makes few releases: both numbers stay small, so an input
- * finds them.  Since the input asked for the point, its first choice is
+ * finds them.  A long-lived thread makes hundreds, and an exact index is
+ * one value in a thousand: a triple may also name every release from m
+ * on (`every`), so that any m before a late window reaches it.  Since the input asked for the point, its first choice is
  * another thread (runnable ones, then sleepers) and continuing is the
  * last: an entry alone, with no decision byte for it, already preempts.
  * A run costs ap_n decisions, not one per access; with ap_n = 0 every
@@ -54,7 +56,9 @@ void ks__ap_on_point(struct ks_lthread *t)
 	t->accesses = 0;
 	t->ap_k = 0;
 	for (uint32_t i = 0; i < ks__g.cfg.ap_n && i < KS_CTL_MAX_AP; i++)
-		if (ks__g.cfg.ap[i].thread == t->id && ks__g.cfg.ap[i].point == m) {
+		if (ks__g.cfg.ap[i].thread == t->id &&
+		    (ks__g.cfg.ap[i].point == m ||
+		     (ks__g.cfg.ap[i].every && m > ks__g.cfg.ap[i].point))) {
 			t->ap_k = ks__g.cfg.ap[i].k;
 			return;
 		}

@@ -95,6 +95,10 @@ typedef struct ks_ctl_config {
 		uint8_t thread;
 		uint32_t point; /* the thread's releases counted from 0 */
 		uint32_t k;     /* >= 1 */
+		/* the k-th access after each release from `point` on, not only
+		 * after that one: a window late in a long-lived thread is hit by
+		 * any point before it (ctl_access.c) */
+		bool every;
 	} ap[KS_CTL_MAX_AP];
 	ks_ctl_failure_fn on_failure;
 	void *failure_ctx;

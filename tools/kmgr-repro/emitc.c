@@ -226,8 +226,8 @@ static void declaration(emit_t *e, const kr_input_t *in)
 	if (p->nap) {
 		fprintf(f, ".nap = %u, .ap = {", p->nap);
 		for (unsigned i = 0; i < p->nap; i++)
-			fprintf(f, "%s{%u, %u, %u}", i ? ", " : "", p->ap[i].thread, p->ap[i].point,
-			        p->ap[i].k);
+			fprintf(f, "%s{%u, %u, %u%s}", i ? ", " : "", p->ap[i].thread,
+			        p->ap[i].point, p->ap[i].k, p->ap[i].every ? ", true" : "");
 		fprintf(f, "}, ");
 	}
 	fprintf(f, ".nsched = %u,\n\t.name = ", p->nsched);
