@@ -6,9 +6,10 @@
 # Builds the preset's fuzz targets if needed (afresh over the cache of a
 # failed or foreign configure; --build-only stops there), copies each
 # shipped corpus to fuzz-work/<preset>/<target>/corpus and fuzzes every
-# target for its whole share of the budget (--seconds N: a budget of N
-# seconds, for a quick check), findings or not ("finding
-# recorded; fuzzing on").  --jobs N (default: the CPUs this process may run
+# target for its whole share of the budget (shares by target_weight:
+# one minute is model_parse 5 s, concurrent 15 s, the others 10 s;
+# --seconds N: a budget of N seconds, for a quick check), findings or
+# not ("finding recorded; fuzzing on").  --jobs N (default: the CPUs this process may run
 # on: its affinity mask and its cgroup's CPU quota): N in-process libFuzzer
 # workers on one shared corpus folder (each reloads what the others find),
 # each restarted after a finding for the rest of the budget; the figures
@@ -139,14 +140,31 @@ kmgr_build_quiet "$build/fuzz-build.log" cmake --build "$build" -j2 $(printf -- 
 repro_tool=$build/tools/kmgr-repro/kmgr-repro
 [ "$build_only" = 0 ] || { echo "fuzz.sh: built (--build-only)"; exit 0; }
 
-if [ -n "$seconds" ]; then
-	# a short budget (tests): the seconds as given, split, 2 s at least
-	share=$((seconds / ${#tlist[@]}))
-	[ "$share" -ge 2 ] || share=2
-else
-	share=$((minutes * 60 / ${#tlist[@]}))
-	[ "$share" -ge 10 ] || share=10
-fi
+# target_weight T: T's shares of the budget.  Not equal: model_parse, one
+# parser over bytes, levels off within seconds; concurrent's inputs
+# carry two threads' interleavings and access points on top of the
+# program, and a window late in a long-lived thread (mutants/oracle-5)
+# took it 13 s alone (docs/fuzzing.md, "Mutants").  With every target,
+# one minute is model_parse 5 s, concurrent 15 s, the others their 10 s.
+target_weight() {
+	case "$1" in
+	model_parse) echo 1 ;;
+	concurrent) echo 3 ;;
+	*) echo 2 ;;
+	esac
+}
+units=0
+for t in "${tlist[@]}"; do units=$((units + $(target_weight "$t"))); done
+budget_s=$((minutes * 60)) floor=5
+# a short budget (tests): the seconds as given, split, 2 s at least
+[ -z "$seconds" ] || budget_s=$seconds floor=2
+# target_share T: T's seconds (a target alone gets the whole budget)
+target_share() {
+	local s=$((budget_s * $(target_weight "$1") / units))
+	[ "$s" -ge "$floor" ] || s=$floor
+	echo "$s"
+}
+share=$(target_share "${tlist[0]}")
 work=${KMGR_FUZZ_WORK:-$root/fuzz-work/$preset} # the env: a test keeps its work out of the tree
 # run_failed CAUSE: the run failed (not a finding): one line, exit 3
 run_failed() {
@@ -223,7 +241,9 @@ PY
 # preset, commit, and whether it was interrupted.
 write_json() {
 	[ -n "$json" ] || return 0
-	python3 - "$records" "$json" "$preset" "$minutes" "$share" "$jobs" "$started" \
+	local t shares_kv=""
+	for t in "${tlist[@]}"; do shares_kv+="${shares_kv:+,}$t:$(target_share "$t")"; done
+	python3 - "$records" "$json" "$preset" "$minutes" "$shares_kv" "$jobs" "$started" \
 		"$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" "${interrupted:-}" \
 		"$scratch/buckets.json" <<'PY' || { echo "fuzz.sh: writing $json failed" >&2; return 1; }
 import datetime, json, os, sys
@@ -244,7 +264,7 @@ for line in open(rec, errors="replace"):
 buckets = json.load(open(bucketf)) if os.path.exists(bucketf) else []
 doc = {"preset": preset, "commit": commit, "start": started,
        "end": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-       "interrupted": bool(interrupted), "minutes": int(minutes), "seconds_per_target": int(share),
+       "interrupted": bool(interrupted), "minutes": int(minutes), "seconds_per_target": {k: int(v) for k, v in (x.split(":") for x in share.split(","))},
        "jobs": int(jobs), "total_execs": sum(targets[t]["execs"] or 0 for t in order),
        "targets": [targets[t] for t in order],
        "findings": sum(len(targets[t]["findings"]) for t in order), "buckets": buckets}
@@ -452,6 +472,7 @@ lf_failure() {
 found=0 failed="" rc=0
 for t in "${tlist[@]}"; do
 	rc=0
+	share=$(target_share "$t")
 	bin=$build/fuzz/$t
 	dir=$work/$t
 	err=$(mkdir -p "$dir/corpus" "$dir/new" "$dir/artifacts" 2>&1) || run_failed "cannot create $dir: ${err##*: }"
@@ -544,7 +565,9 @@ group_findings
 echo
 budget="${minutes} min"
 [ -z "$seconds" ] || budget="${seconds}s"
-echo "== fuzz.sh summary (preset $preset, $budget, ${share}s per target, $jobs worker(s))"
+shares=""
+for t in "${tlist[@]}"; do shares+="${shares:+, }$t $(target_share "$t")s"; done
+echo "== fuzz.sh summary (preset $preset, $budget: $shares; $jobs worker(s))"
 printf '%-12s %8s %8s %8s %8s\n' target exec/s cov corpus findings
 cat "$summary"
 cp "$summary" "$work/summary.txt" 2>/dev/null || run_failed "writing $work/summary.txt failed"
