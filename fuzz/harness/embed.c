@@ -22,6 +22,7 @@
 #include "oracle/values.c"
 #include "oracle/oracle.c"
 #include "oracle/lifecycle.c"
+#include "oracle/logfilter.c"
 #include "harness/state.c"
 #include "harness/iob.c"
 #include "harness/load.c"

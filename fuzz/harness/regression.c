@@ -70,7 +70,7 @@ static int kr_config(const kh_regression_t *t, kh_config_t *c, kh_model_t *model
 		c->ap[i].thread = t->ap[i].thread;
 		c->ap[i].point = t->ap[i].point;
 		c->ap[i].k = t->ap[i].k;
-		c->ap[i].every = t->ap[i].every;
+		c->ap[i].every = (t->ap_every >> i) & 1;
 	}
 	c->hooks.report = kr_report;
 	if (t->nthreads < 1 || t->nthreads > KPROG_MAX_THREADS || t->nsched > KPROG_MAX_SCHED ||

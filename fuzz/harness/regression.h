@@ -45,8 +45,10 @@ typedef struct kh_regression {
 	struct {
 		uint8_t thread;
 		uint32_t point, k;
-		bool every; /* after each release from point on */
 	} ap[KPROG_MAX_AP];
+	/* bit i: ap[i] fires after each release from its point on (a field of
+	 * its own, so that tests emitted before it compile unchanged) */
+	uint8_t ap_every;
 } kh_regression_t;
 
 /* The test's declaration. */

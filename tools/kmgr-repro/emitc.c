@@ -214,6 +214,7 @@ static void declaration(emit_t *e, const kr_input_t *in)
 	const kprog_t *p = e->p;
 	char plan[512] = "";
 	FILE *f = e->f;
+	unsigned every = 0;
 
 	fprintf(f, "\n/* the decision bytes, the test, the program's config and threads */\n"
 	           "const kh_regression_t kh_test = {");
@@ -226,9 +227,13 @@ static void declaration(emit_t *e, const kr_input_t *in)
 	if (p->nap) {
 		fprintf(f, ".nap = %u, .ap = {", p->nap);
 		for (unsigned i = 0; i < p->nap; i++)
-			fprintf(f, "%s{%u, %u, %u%s}", i ? ", " : "", p->ap[i].thread,
-			        p->ap[i].point, p->ap[i].k, p->ap[i].every ? ", true" : "");
+			fprintf(f, "%s{%u, %u, %u}", i ? ", " : "", p->ap[i].thread, p->ap[i].point,
+			        p->ap[i].k);
 		fprintf(f, "}, ");
+		for (unsigned i = 0; i < p->nap; i++)
+			every |= (unsigned)p->ap[i].every << i;
+		if (every)
+			fprintf(f, ".ap_every = 0x%02x, ", every);
 	}
 	fprintf(f, ".nsched = %u,\n\t.name = ", p->nsched);
 	c_string(f, e->name);
