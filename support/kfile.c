@@ -34,11 +34,28 @@ static int open_special(const char *path)
 	return fd;
 }
 
+/* fdopen(fd, "w"); on failure fd is closed (and the file `made`, when not
+ * NULL, removed) with fdopen's errno kept for the caller's message. */
+static FILE *fdopen_or_close(int fd, const char *made)
+{
+	FILE *f = fdopen(fd, "w");
+	int err;
+
+	if (f)
+		return f;
+	err = errno;
+	close(fd);
+	if (made)
+		unlink(made);
+	errno = err;
+	return NULL;
+}
+
 /* In place: the destination exists and is not a regular file (opened
  * without waiting), or is a regular file that cannot be replaced. */
 static FILE *open_in_place(kfile_t *kf, const char *path, bool special)
 {
-	int fd, err;
+	int fd;
 
 	kf->tmp[0] = 0;
 	snprintf(kf->dest, sizeof(kf->dest), "%s", path);
@@ -49,12 +66,7 @@ static FILE *open_in_place(kfile_t *kf, const char *path, bool special)
 	fd = open_special(path);
 	if (fd < 0)
 		return NULL;
-	kf->f = fdopen(fd, "w");
-	if (!kf->f) {
-		err = errno;
-		close(fd);
-		errno = err;
-	}
+	kf->f = fdopen_or_close(fd, NULL);
 	return kf->f;
 }
 
@@ -109,7 +121,7 @@ FILE *kfile_open(kfile_t *kf, const char *path)
 	struct stat st;
 	char *real = NULL, dest[PATH_MAX];
 	bool exists;
-	int fd, err;
+	int fd;
 
 	memset(kf, 0, sizeof(*kf));
 	signal(SIGXFSZ, SIG_IGN);
@@ -144,13 +156,7 @@ FILE *kfile_open(kfile_t *kf, const char *path)
 	}
 	if (fd < 0)
 		return NULL;
-	kf->f = fdopen(fd, "w");
-	if (!kf->f) {
-		err = errno;
-		close(fd);
-		unlink(kf->tmp);
-		errno = err;
-	}
+	kf->f = fdopen_or_close(fd, kf->tmp);
 	return kf->f;
 }
 
