@@ -25,19 +25,21 @@ fill() {
 		-e "s|^primary_contact: .*|primary_contact: \"$3\"|" "$1/infra/oss-fuzz/project.yaml"
 	sed -i "s|git clone --depth 1 .* kmgr-fuzz\$|git clone --depth 1 $2 kmgr-fuzz|" "$1/infra/oss-fuzz/Dockerfile"
 }
-# expect NAME STATUS PATTERN DIR: --submit-check on DIR exits STATUS and
-# prints a line matching PATTERN
-expect() {
+# check FLAG NAME STATUS PATTERN DIR: cflite-check.sh FLAG on DIR exits
+# STATUS and prints a line matching PATTERN
+check() {
 	local out rc=0
-	out=$(KMGR_CFLITE_ROOT=$4 bash "$ci/cflite-check.sh" --submit-check 2>&1) || rc=$?
-	if [ "$rc" = "$2" ] && grep -qE "$3" <<<"$out"; then
-		echo "ok   $1 (exit $rc)"
+	out=$(KMGR_CFLITE_ROOT=$5 bash "$ci/cflite-check.sh" "$1" 2>&1) || rc=$?
+	if [ "$rc" = "$3" ] && grep -qE "$4" <<<"$out"; then
+		echo "ok   $2 (exit $rc)"
 	else
-		echo "FAIL $1: exit $rc, wanted $2 and /$3/; output:"
+		echo "FAIL $2: exit $rc, wanted $3 and /$4/; output:"
 		sed 's/^/     /' <<<"$out"
 		fails=$((fails + 1))
 	fi
 }
+# expect NAME STATUS PATTERN DIR: the same with --submit-check
+expect() { check --submit-check "$@"; }
 url=https://git.cflite-test-fixture.dev/kmgr-fuzz
 mail=oncall@cflite-test-fixture.dev
 
@@ -69,17 +71,7 @@ expect "auto_ccs at .invalid" 1 "auto_ccs entry 'second@host.invalid'" "$tmp/ccs
 
 # --yaml-only: a `with:` key no ClusterFuzzLite action has (a typo GitHub
 # passes with a warning), and a code-change build with no storage repo.
-expect_yaml() {
-	local out rc=0
-	out=$(KMGR_CFLITE_ROOT=$4 bash "$ci/cflite-check.sh" --yaml-only 2>&1) || rc=$?
-	if [ "$rc" = "$2" ] && grep -qE "$3" <<<"$out"; then
-		echo "ok   $1 (exit $rc)"
-	else
-		echo "FAIL $1: exit $rc, wanted $2 and /$3/; output:"
-		sed 's/^/     /' <<<"$out"
-		fails=$((fails + 1))
-	fi
-}
+expect_yaml() { check --yaml-only "$@"; }
 copy "$tmp/sarf" && sed -i 's|output-sarif: true|output-sarf: true|' "$tmp/sarf/.github/workflows/cflite_pr.yml"
 expect_yaml "output-sarf" 1 "run_fuzzers has no input 'output-sarf' \\(did you mean 'output-sarif'\\?\\)" "$tmp/sarf"
 copy "$tmp/bulid" && sed -i 's|^\(  *\)language: c$|&\n\1upload-bulid: true|' "$tmp/bulid/.github/workflows/cflite_build.yml"
