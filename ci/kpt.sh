@@ -23,6 +23,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/lib/pthread.sh"
 kmgr_signals_reset "$0" "$@"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,12 +84,8 @@ if ! cmake --build "$build" -j2 "${tgts[@]}" >"$build/kpt-build.log" 2>&1; then
 fi
 . "$root/sanitizers/env.sh"
 
-# The failure a log names, without addresses, pids or paths.
-sigpat='KSCHED [A-Z]+|KPT [A-Z_]+|(Address|Leak|Thread|Memory)Sanitizer: [A-Za-z-]+|Assertion `[^`]*'"'"' failed|runtime error: [a-z ]+|libFuzzer: [a-z -]+'
-signature() { grep -aoE -m1 "$sigpat" "$1" | head -1 || true; }
-
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/kpt.XXXXXX")
-fpid="" interrupted="" found="" ttd="" sig="" rep="" sched="" keep="" twc="" twf=""
+found="" ttd="" sig="" rep="" sched="" keep="" twc="" twf=""
 report() {
 	local mark=${1:-}
 	echo
@@ -113,46 +110,20 @@ report() {
 		echo "  twin        -D${twin//,/ -D}: on the finding ${twc:--}, fuzzed ${secs}s: ${twf:-(not run)}"
 	fi
 }
-cleanup() {
-	trap '' INT TERM HUP
-	kmgr_stop_group "$fpid"
-	fpid=""
-	[ -z "$interrupted" ] || report " (interrupted by SIG$interrupted: partial)"
-	rm -rf "$scratch"
-}
-trap cleanup EXIT
-trap 'interrupted=INT; exit 130' INT
-trap 'interrupted=TERM; exit 143' TERM
-trap 'interrupted=HUP; exit 129' HUP
-
-# fuzz BIN DIR: libFuzzer from an empty corpus in DIR/corpus, findings in
-# DIR/art/, its log in DIR/log; the program's stdout is closed
-# (-close_fd_mask=1: a main that prints would print once an input).  In
-# its own process group, so that a signal to this script stops it.
-fuzz() {
-	local b=$1 dir=$2
-	mkdir -p "$dir/corpus" "$dir/art"
-	set -m
-	timeout -s KILL $((secs + 120)) taskset -c "$cpu" "$b" -max_total_time="$secs" -timeout=25 \
-		-rss_limit_mb=4096 -close_fd_mask=1 -artifact_prefix="$dir/art/" "$dir/corpus" \
-		>"$dir/log" 2>&1 &
-	fpid=$!
-	set +m
-	wait "$fpid" || true
-	fpid=""
-}
+interrupted_report() { report " (interrupted by SIG$interrupted: partial)"; }
+kmgr_pt_traps interrupted_report
 
 rc=0
 echo "== kpt: fuzzing kpt_$name for up to ${secs}s on CPU $cpu" >&2
 t0=$(date +%s.%N)
-fuzz "$bin" "$scratch/bug"
+kmgr_pt_fuzz "$bin" "$secs" "$scratch/bug"
 crash=$(find "$scratch/bug/art" -maxdepth 1 -type f -name 'crash-*' -o -maxdepth 1 -type f -name 'leak-*' -o -maxdepth 1 -type f -name 'timeout-*' | head -n 1)
 if [ -z "$crash" ]; then
 	found=no
 else
 	found=yes rc=1
 	ttd=$(awk -v a="$t0" -v b="$(stat -c %.3Y "$crash")" 'BEGIN {printf "%.2f s (process start included)", b - a}')
-	sig=$(signature "$scratch/bug/log")
+	sig=$(kmgr_pt_signature "$scratch/bug/log")
 	mkdir -p "$build/kpt-findings/$name"
 	keep=$build/kpt-findings/$name/$(basename "$crash")
 	cp "$crash" "$keep"
@@ -164,7 +135,7 @@ else
 		# the subshell keeps the shell's "Aborted" line in the replay's log
 		(timeout -s KILL 60 taskset -c "$cpu" "$bin" -close_fd_mask=1 "$keep") >"$scratch/replay.log" 2>&1 &&
 			continue
-		[ "$(signature "$scratch/replay.log")" = "$sig" ] && fails=$((fails + 1))
+		[ "$(kmgr_pt_signature "$scratch/replay.log")" = "$sig" ] && fails=$((fails + 1))
 	done
 	rep=$fails/$replays
 fi
@@ -173,16 +144,16 @@ if [ -n "$twin" ]; then
 		if (timeout -s KILL 60 taskset -c "$cpu" "$twinbin" -close_fd_mask=1 "$keep") >"$scratch/twin-replay.log" 2>&1; then
 			twc=passes
 		else
-			twc="FAILS ($(signature "$scratch/twin-replay.log"))" rc=1
+			twc="FAILS ($(kmgr_pt_signature "$scratch/twin-replay.log"))" rc=1
 		fi
 	fi
 	echo "== kpt: fuzzing the twin kpt_${name}_twin for ${secs}s" >&2
-	fuzz "$twinbin" "$scratch/twin"
+	kmgr_pt_fuzz "$twinbin" "$secs" "$scratch/twin"
 	n=$(find "$scratch/twin/art" -maxdepth 1 -type f | wc -l)
 	if [ "$n" = 0 ]; then
 		twf="0 findings"
 	else
-		twf="$n finding(s): $(signature "$scratch/twin/log")" rc=1
+		twf="$n finding(s): $(kmgr_pt_signature "$scratch/twin/log")" rc=1
 	fi
 fi
 report

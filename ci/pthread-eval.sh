@@ -26,6 +26,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/usage.sh"
 . "$(dirname "$0")/lib/signals.sh"
+. "$(dirname "$0")/lib/pthread.sh"
 kmgr_signals_reset "$0" "$@"
 export LC_NUMERIC=C # $EPOCHREALTIME with a decimal point
 
@@ -77,65 +78,27 @@ echo "== pthread-eval: building ${#tgts[@]} targets in $build" >&2
 cmake --build "$build" -j2 "${tgts[@]}" >&2
 . "$root/sanitizers/env.sh"
 
-# The failure a log names, without addresses, pids or paths.
-sigpat='KSCHED [A-Z]+|KPT [A-Z]+|(Address|Leak|Thread|Memory)Sanitizer: [A-Za-z-]+|Assertion `[^`]*'"'"' failed|runtime error: [a-z ]+|libFuzzer: [a-z -]+'
-signature() { grep -aoE -m1 "$sigpat" "$1" | head -1 || true; }
-
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/pthread-eval.XXXXXX")
 table=$scratch/table
 : >"$table"
-fpid="" interrupted=""
-# stop_run: the running fuzzer (its own process group) gets TERM, then KILL.
-stop_run() {
-	kmgr_stop_group "$fpid"
-	fpid=""
-}
 print_table() {
 	printf '%-12s %-5s %9s %-44s %7s %9s %12s\n' program found detect signature replays \
 		"twin/crash" "twin ${twin_s}s"
 	cat "$table"
 }
-cleanup() {
-	trap '' INT TERM HUP
-	stop_run
-	if [ -n "$interrupted" ]; then
-		echo
-		echo "== pthread-eval: interrupted by SIG$interrupted; the results so far:"
-		print_table
-	fi
-	rm -rf "$scratch"
+interrupted_table() {
+	echo
+	echo "== pthread-eval: interrupted by SIG$interrupted; the results so far:"
+	print_table
 }
-trap cleanup EXIT
-trap 'interrupted=INT; exit 130' INT
-trap 'interrupted=TERM; exit 143' TERM
-trap 'interrupted=HUP; exit 129' HUP
-
-# fuzz BIN SECONDS DIR: libFuzzer from an empty corpus in DIR, each line of
-# its log timestamped ($EPOCHREALTIME: no fork a line; DIR/log), findings in DIR/art/; the
-# program's own stdout closed (its main prints once an input).  In the background,
-# in its own process group, so that a signal to this script stops it.
-fuzz() {
-	local bin=$1 secs=$2 dir=$3
-	mkdir -p "$dir/corpus" "$dir/art"
-	set -m
-	(
-		timeout -s KILL $((secs + 120)) taskset -c "$cpu" "$bin" -max_total_time="$secs" \
-			-timeout=25 -rss_limit_mb=4096 -close_fd_mask=1 -artifact_prefix="$dir/art/" \
-			-print_final_stats=1 "$dir/corpus" 2>&1 |
-			while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$dir/log"
-	) &
-	fpid=$!
-	set +m
-	wait "$fpid" || true
-	fpid=""
-}
+kmgr_pt_traps interrupted_table
 
 ok=1
 for p in "${plist[@]}"; do
 	bin=$build/examples/pthread/pt_$p twin=$build/examples/pthread/pt_${p}_twin
 	work=$scratch/$p
 	echo "== pthread-eval: $p: fuzzing the bug for up to ${bug_s}s" >&2
-	fuzz "$bin" "$bug_s" "$work/bug"
+	kmgr_pt_fuzz --stamp "$bin" "$bug_s" "$work/bug" -print_final_stats=1
 	crash=$(ls -1 "$work/bug/art/" 2>/dev/null | head -1 || true)
 	if [ -z "$crash" ]; then
 		ok=0
@@ -151,13 +114,13 @@ for p in "${plist[@]}"; do
 		else
 			ttd=seed # the empty input itself failed
 		fi
-		sig=$(signature "$work/bug/log")
+		sig=$(kmgr_pt_signature "$work/bug/log")
 		fails=0
 		for i in $(seq "$replays"); do
 			# the subshell keeps the shell's "Aborted" line in the replay's log
 			(timeout -s KILL 60 taskset -c "$cpu" "$bin" "$work/bug/art/$crash") \
 				>"$work/replay.$i.log" 2>&1 && continue
-			[ "$(signature "$work/replay.$i.log")" = "$sig" ] && fails=$((fails + 1))
+			[ "$(kmgr_pt_signature "$work/replay.$i.log")" = "$sig" ] && fails=$((fails + 1))
 		done
 		rep=$fails/$replays
 		[ "$fails" = "$replays" ] || ok=0
@@ -173,10 +136,10 @@ for p in "${plist[@]}"; do
 		fi
 	fi
 	echo "== pthread-eval: $p: fuzzing the twin for ${twin_s}s" >&2
-	fuzz "$twin" "$twin_s" "$work/twin"
+	kmgr_pt_fuzz --stamp "$twin" "$twin_s" "$work/twin" -print_final_stats=1
 	tf=$(ls -1 "$work/twin/art/" 2>/dev/null | wc -l)
 	[ "$tf" = 0 ] || ok=0
-	[ "$tf" = 0 ] || tf="$tf ($(signature "$work/twin/log"))"
+	[ "$tf" = 0 ] || tf="$tf ($(kmgr_pt_signature "$work/twin/log"))"
 	printf '%-12s %-5s %9s %-44s %7s %9s %12s\n' "$p" "$found" "$ttd" "${sig:0:44}" "$rep" "$twc" \
 		"$tf" >>"$table"
 	tail -1 "$table" >&2
