@@ -58,9 +58,7 @@ KH_FACADE_OP(kh_unload_all)(unsigned op, unsigned thread, const kh_args_t *a)
 	if (rc == NRT_SUCCESS)
 		ks_atomic_store_quiet(&kh_state.unload_all, 1);
 	for (unsigned k = 0; k < KPROG_SLOTS; k++) {
-		uint32_t x, y;
-
-		if (!s[k].used || kmgr_get_nc_info((H_NN){s[k].id}, &x, &y) != NRT_INVALID_HANDLE)
+		if (!s[k].used || kmgr_nn_loaded((H_NN){s[k].id}))
 			continue;
 		/* erased, but not necessarily drained: another thread's unload may
 		 * still be waiting for the model's references, so this is no

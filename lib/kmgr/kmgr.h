@@ -81,6 +81,8 @@ uint32_t dlr_db_get_nn_cached_interned_model_id(H_NN h_nn);
 /* Current ref_count, read without a scheduling point (tests only). */
 int64_t dlr_model_peek_ref_count(const dlr_model *mod);
 
+/* Whether h_nn is loaded, quietly (no "Failed to find model" line). */
+bool kmgr_nn_loaded(H_NN h_nn);
 /* The largest id handed out so far (ids only grow). */
 uint32_t kmgr_last_nn_id(void);
 
