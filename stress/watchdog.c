@@ -209,17 +209,28 @@ static int wd_symbolize(void *const *frames, int n, wd_frame_t *out, int max)
 	return m;
 }
 
+/* FILE is under the source folder DIR ("lib/kmgr/"): at the start of a
+ * relative path, as the builds compile them (CMakeLists.txt:
+ * KMGR_RELATIVE_PATHS), or after a '/' of an absolute one. */
+static bool wd_under(const char *file, const char *dir)
+{
+	for (const char *at = strstr(file, dir); at; at = strstr(at + 1, dir))
+		if (at == file || at[-1] == '/')
+			return true;
+	return false;
+}
+
 static bool wd_is_lib(const wd_frame_t *f)
 {
 	static const char *const prefixes[] = {
 	    "ks_",   "kmgr_", "dlr_",  "db_",    "nn_ref", "kbl_",   "tpb_", "emu_",
 	    "vtpb_", "nrt_",  "nrta_", "kalloc", "kfree",  "kfault", "klog", "kmodel_"};
 
-	static const char *const dirs[] = {"/lib/sched/", "/lib/base/",  "/lib/emu/",
-	                                   "/lib/kmgr/",  "/lib/model/", "/lib/nrt/"};
+	static const char *const dirs[] = {"lib/sched/", "lib/base/",  "lib/emu/",
+	                                   "lib/kmgr/",  "lib/model/", "lib/nrt/"};
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (strstr(f->file, dirs[i]))
+		if (wd_under(f->file, dirs[i]))
 			return true;
 	if (f->file[0] && f->file[0] != '(')
 		return false;
@@ -233,7 +244,7 @@ static bool wd_is_lib(const wd_frame_t *f)
 
 static bool wd_is_sched(const wd_frame_t *f)
 {
-	return strstr(f->file, "/lib/sched/") || strncmp(f->func, "ks_", 3) == 0;
+	return wd_under(f->file, "lib/sched/") || strncmp(f->func, "ks_", 3) == 0;
 }
 
 /* The innermost lib/ frame, and the first lib/ frame outside lib/sched

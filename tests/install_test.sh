@@ -87,6 +87,37 @@ echo "SONAME $soname; nrt_* at NRT_2.0.0, nrta_* at NRT_3.0.0"
 cov=$(nm "$so" "$prefix/$libdir/libnrt.a" 2>/dev/null | grep -c '__sanitizer_cov_\(load\|store\)' || true)
 [ "$cov" = 0 ] || { echo "install_test: libnrt carries $cov load/store callback symbols" >&2; exit 1; }
 
+step "no build or source paths"
+# KMGR_CHECK_PATHS (the builds with KMGR_RELATIVE_PATHS, CMakeLists.txt):
+# no installed file holds the source or the build directory: __FILE__,
+# UBSan's type names and DWARF are relative to the source root.  The
+# prefix itself, which lies in the build tree here, is where nrt.pc and
+# the CMake package point and is taken out first.
+if [ -n "${KMGR_CHECK_PATHS:-}" ]; then
+	python3 - "$prefix" "$src" "$build" <<'PY'
+import os, re, sys
+
+prefix = os.path.realpath(sys.argv[1]).encode()
+dirs = {os.fsencode(d) for p in sys.argv[2:] for d in (p.rstrip("/"), os.path.realpath(p))}
+pat = re.compile(b"(?:" + b"|".join(re.escape(d) for d in sorted(dirs, key=len, reverse=True))
+                 + b")[^\\0\\n]{0,80}")
+bad = 0
+for root, _, files in os.walk(prefix):
+    for name in files:
+        path = os.path.join(root, name)
+        if os.path.islink(path):
+            continue
+        with open(path, "rb") as f:
+            hits = pat.findall(f.read().replace(prefix, b""))
+        if hits:
+            bad += 1
+            print("install_test: %s holds %d string(s) with the source or build directory, e.g. %r"
+                  % (os.fsdecode(path), len(hits), hits[0]), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+	echo "no installed file names $src or $build"
+fi
+
 step "installed programs"
 # Each starts from the prefix: 0 for --help, or 1/2 for a tool that takes
 # --help as a bad argument; a missing library or a crash is above 2.
