@@ -32,6 +32,17 @@ trap cleanup EXIT
 bad=0
 fail() { echo "campaign-test: FAIL: $*"; bad=1; }
 left() { grep -lzx "KMGR_CAMPAIGN_MARK=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | paste -sd' '; }
+# sigkill WHAT MARK PID OUT: the run PID (its processes carry MARK, its
+# output in OUT) is at work; SIGKILL it: 5 s later none of them is left
+sigkill() {
+	local what=$1 mark=$2 pid=$3 out=$4
+	[ -n "$(left "$mark")" ] || fail "$what: nothing was running: $(tail -n 3 "$out")"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	sleep 5
+	[ -z "$(left "$mark")" ] ||
+		fail "$what: 5 s later still running: $(left "$mark" | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
+}
 
 quick() {
 	local rc pid n
@@ -43,12 +54,7 @@ quick() {
 		pid=$!
 		for n in $(seq 150); do grep -q 'stress_refdrain (' "$tmp/night.out" 2>/dev/null && break; sleep 0.2; done
 		sleep 2
-		[ -n "$(left "night-$$")" ] || fail "nightly SIGKILL: nothing was running: $(tail -n 3 "$tmp/night.out")"
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
-		sleep 5
-		[ -z "$(left "night-$$")" ] ||
-			fail "nightly SIGKILL: 5 s later still running: $(left "night-$$" | xargs ps -o args= -p | cut -c1-80 | paste -sd';')"
+		sigkill "nightly SIGKILL" "night-$$" "$pid" "$tmp/night.out"
 		kill -KILL $(left "night-$$") 2>/dev/null
 	fi
 	# a second run of the same work folder while one runs
@@ -69,12 +75,7 @@ quick() {
 	pid=$!
 	for n in $(seq 150); do grep -q '^== fuzz.sh: concurrent for' "$tmp/kill.out" && break; sleep 0.2; done
 	sleep 3
-	[ -n "$(left "kill-$$")" ] || fail "SIGKILL: the run was not running ($(tail -n 2 "$tmp/kill.out"))"
-	kill -KILL "$pid"
-	wait "$pid" 2>/dev/null
-	sleep 5
-	[ -z "$(left "kill-$$")" ] ||
-		fail "SIGKILL: 5 s later still running: $(left "kill-$$" | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
+	sigkill SIGKILL "kill-$$" "$pid" "$tmp/kill.out"
 	[ -z "$(ls -d "$tmp/w2"/.scratch.* "$tmp/w2"/.summary.* "$tmp/w2"/.records.* 2>/dev/null)" ] ||
 		fail "SIGKILL: scratch left: $(ls -d "$tmp/w2"/.s* "$tmp/w2"/.r* 2>/dev/null | paste -sd' ')"
 	kill -KILL $(left "kill-$$") 2>/dev/null
