@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # ci/test.sh - the README's test command: install what is missing, check the
 # formatting and the layering (ci/check-layering.sh), then configure, build
-# and ctest the asan, tsan, msan and release presets, and check that the afl
-# preset builds.
+# and ctest the asan, tsan, msan and release presets, and build the afl
+# preset's fuzz targets and replay its fuzz-regression tests with them.
 # Budget: under 8 minutes on 2 quiet cores from a clean clone.
-# The console gets one line a phase (a preset's build: its time and steps;
-# its tests: passed/failed and ctest's closing summary); everything else
+# Each preset after the first builds (at nice 10) while the tests of the
+# one before it run.  Every test of a preset runs, except in tsan the
+# label "tool" (single-threaded tool code: asan, msan and release run it);
+# docs/install.md has the table of where each label runs and why.
+# The console gets one line a phase, stamped with the wall and CPU seconds
+# (this script's children's, as they end) since the start, and one with its
+# result (a preset's build: its time and steps; its tests: passed/failed,
+# ctest's closing summary and the slowest tests); everything else
 # goes to the log it names first, build/test.log.  A failure prints the
 # tail of what failed (the failed tests' own output) and exits non-zero.
 #   ci/test.sh [--help]   (KMGR_PRESETS, KMGR_JOBS, KMGR_SKIP_AFL adjust it;
@@ -27,12 +33,24 @@ mkdir -p build
 log=$PWD/build/test.log
 : >"$log"
 echo "test.sh: full log in $log"
+# stamp TEXT: a phase's line, with the wall time and the CPU time (user +
+# system of every process this script has waited for) since the start
+tick=$(getconf CLK_TCK)
 stamp() {
-	echo "=== [$(($(date +%s) - start))s] $*"
-	echo "=== [$(($(date +%s) - start))s] $*" >>"$log"
+	local f line
+	read -r -a f </proc/$$/stat # fields 14-17: utime stime cutime cstime
+	line="=== [$(($(date +%s) - start))s, cpu $(((f[13] + f[14] + f[15] + f[16]) / tick))s] $*"
+	echo "$line"
+	echo "$line" >>"$log"
 }
-trap 'echo "test.sh: interrupted (log: $log)" >&2; exit 130' INT
-trap 'echo "test.sh: terminated (log: $log)" >&2; exit 143' TERM
+
+# An interrupt or a failure stops the build running beside the tests
+# (start_build)
+bg_pid="" bg_preset=""
+stop_build() { [ -z "$bg_pid" ] || kill -TERM -- -"$bg_pid" 2>/dev/null || true; }
+trap stop_build EXIT
+trap 'stop_build; echo "test.sh: interrupted (log: $log)" >&2; exit 130' INT
+trap 'stop_build; echo "test.sh: terminated (log: $log)" >&2; exit 143' TERM
 
 # step NAME CMD...: CMD's output to the log; on failure its tail and exit 1
 step() {
@@ -88,30 +106,78 @@ step "layering self-test" bash ci/check-layering.sh --self-test
 step "ClusterFuzzLite/OSS-Fuzz files" bash ci/cflite-check.sh --yaml-only
 
 jobs=${KMGR_JOBS:-2}
-for preset in ${KMGR_PRESETS:-asan tsan msan release}; do
-	# afresh over the cache of a failed or foreign configure
-	step "configure $preset" kmgr_configure test.sh "build/$preset" --always --preset "$preset"
-	stamp "build $preset"
-	kmgr_build_quiet "$log" cmake --build --preset "$preset" -j "$jobs" || exit 1
+presets=${KMGR_PRESETS:-asan tsan msan release}
+[ -n "${KMGR_SKIP_AFL:-}" ] || presets="$presets afl"
+
+# build_cmd PRESET: sets cmd to the build of PRESET.  The afl preset builds
+# what it is for and what its tests run: every fuzz target (all ci/afl.sh
+# and the OSS-Fuzz build build) and the programs of its fuzz-regression
+# tests, not the 70-odd test and tool programs the other presets compile
+# with the same clang and warnings.
+build_cmd() {
+	local t fuzz tests
+	cmd=(cmake --build --preset "$1" -j "$jobs")
+	[ "$1" = afl ] || return 0
+	fuzz=$(kmgr_targets ' ') && tests=$(kmgr_test_targets build/afl fuzz-regression) || exit 1
+	for t in $fuzz; do cmd+=(--target "fuzz_$t"); done
+	for t in $tests; do cmd+=(--target "$t"); done
+}
+
+# The next preset builds while this one's tests run: they leave much of
+# the two CPUs idle (sleeps, waits on children), and the build, at nice
+# 10, takes what they leave.  Its ninja output goes to a log of its own
+# ($log.build-PRESET, appended to the log when it ends); its one line comes
+# when this preset's tests are done.
+start_build() {
+	bg_preset=$1
+	step "configure $1" kmgr_configure test.sh "build/$1" --always --preset "$1"
+	build_cmd "$1"
+	: >"$log.build-$1"
+	stamp "build $1 (beside the tests before it, at nice 10)"
+	set -m # its own process group: an interrupt stops the whole build
+	kmgr_build_quiet "$log.build-$1" nice -n 10 "${cmd[@]}" >"$log.line-$1" 2>&1 &
+	bg_pid=$!
+	set +m
+}
+finish_build() {
+	local rc=0
+	wait "$bg_pid" || rc=$?
+	bg_pid=""
+	cat "$log.build-$bg_preset" >>"$log"
+	stamp "build $bg_preset ended"
+	if [ "$rc" != 0 ]; then
+		cat "$log.line-$bg_preset" >&2
+		exit 1
+	fi
+	cat "$log.line-$bg_preset"
+}
+
+# Where each label runs (docs/install.md, "Which tests run where"): all
+# of them in asan, msan and release; in tsan all but "tool" (single-
+# threaded tool code on text: nothing for TSan to see); in afl the
+# fuzz-regression replays.
+# shellcheck disable=SC2086 # the presets: words
+set -- $presets
+if [ $# -gt 0 ]; then
+	step "configure $1" kmgr_configure test.sh "build/$1" --always --preset "$1"
+	build_cmd "$1"
+	stamp "build $1"
+	kmgr_build_quiet "$log" "${cmd[@]}" || exit 1
+fi
+while [ $# -gt 0 ]; do
+	preset=$1
+	shift
+	[ $# = 0 ] || start_build "$1"
 	stamp "test $preset"
 	# shellcheck disable=SC2086 # KMGR_CTEST_ARGS: words, as ctest takes them
-	run_tests "$preset" -j "$jobs" ${KMGR_CTEST_ARGS:-}
+	case $preset in
+	afl) run_tests afl -L fuzz-regression -j "$jobs" ;;
+	tsan) run_tests tsan -j "$jobs" -LE tool ${KMGR_CTEST_ARGS:-} ;;
+	*) run_tests "$preset" -j "$jobs" ${KMGR_CTEST_ARGS:-} ;;
+	esac
+	[ $# = 0 ] || finish_build
 done
 
-if [ -z "${KMGR_SKIP_AFL:-}" ]; then
-	step "configure afl" kmgr_configure test.sh build/afl --always --preset afl
-	# What the afl preset is for and what its tests run: every fuzz target
-	# (what ci/afl.sh and the OSS-Fuzz build build) and the executables
-	# of the fuzz-regression tests, not the 70-odd test and tool programs
-	# the other presets already compile with the same warnings.
-	targets=$(kmgr_test_targets build/afl fuzz-regression) || exit 1
-	stamp "build afl (fuzz targets and fuzz-regression tests)"
-	# shellcheck disable=SC2046 # the targets: one word each
-	kmgr_build_quiet "$log" cmake --build --preset afl -j "$jobs" \
-		$(printf -- '--target fuzz_%s ' $(kmgr_targets ' ')) $(printf -- '--target %s ' $targets) || exit 1
-	stamp "test afl (fuzz-regression)"
-	run_tests afl -L fuzz-regression -j "$jobs"
-fi
 # The mutants as negative controls take longer than CI's budget allows
 # (BENCHMARKS.md); ci/nightly.sh runs them, and so does this when asked.
 if [ -n "${KMGR_MUTANT_CONTROLS:-}" ]; then
