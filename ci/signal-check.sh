@@ -44,11 +44,14 @@ fail() { echo "signal-check: FAIL: $*"; bad=1; }
 # left MARKER: pids of the processes whose environment carries MARKER
 left() { grep -lzx "KMGR_SIGCHECK_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | paste -sd' '; }
 
-# case NAME SIG WAIT_S CHECK -- CMD...: run CMD, SIG after WAIT_S, then the
-# exit status, no process left, no scratch file left, and CHECK (a shell
-# command, run with $out as the case's folder) must hold.
+# case NAME SIG WAIT CHECK -- CMD...: run CMD, SIG once it is at work, then
+# the exit status, no process left, no scratch file left, and CHECK (a
+# shell command, run with $out as the case's folder) must hold.  WAIT: N,
+# at work N seconds after its start; or /REGEX/, at work 2 s after a line
+# of its stdout or stderr matches REGEX (a script's build and start-up
+# take what the machine's load makes them take), at most 120 s.
 check_case() {
-	local name=$1 sig=$2 wait_s=$3 check=$4 marker pid rc want i
+	local name=$1 sig=$2 wait=$3 check=$4 marker pid rc want i
 	shift 5
 	n=$((n + 1))
 	out=$work/$n
@@ -57,7 +60,19 @@ check_case() {
 	(cd "$out" && exec env KMGR_SIGCHECK_MARKER="$marker" TMPDIR="$out/tmp" "$@") \
 		>"$out/stdout" 2>"$out/stderr" &
 	pid=$!
-	sleep "$wait_s"
+	case $wait in
+	/*/)
+		for i in $(seq 600); do
+			grep -qE -- "${wait:1:-1}" "$out/stdout" "$out/stderr" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		grep -qE -- "${wait:1:-1}" "$out/stdout" "$out/stderr" ||
+			fail "$name $sig: never at work (no line ${wait}): $(tail -n 2 "$out/stderr" | tr '\n' ' ')"
+		sleep 2
+		;;
+	*) sleep "$wait" ;;
+	esac
 	kill -"$sig" "$pid" 2>/dev/null
 	for i in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -90,13 +105,13 @@ for s in $stress_sigs; do
 done
 
 for s in $script_sigs; do
-	check_case "ci/fuzz.sh" "$s" 12 "grep -q '\"interrupted\": true' fuzz.json" -- \
+	check_case "ci/fuzz.sh" "$s" "/^== fuzz.sh: api_seq for /" "grep -q '\"interrupted\": true' fuzz.json" -- \
 		env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$work/fuzz-work" bash "$root/ci/fuzz.sh" --preset asan --minutes 2 \
 		--targets api_seq --jobs 1 --json fuzz.json
 done
 
 for s in $script_sigs; do
-	check_case "ci/nightly.sh" "$s" 8 "grep -q '\"interrupted\"' nights/*/meta.json" -- \
+	check_case "ci/nightly.sh" "$s" "/stress_refdrain \\(/" "grep -q '\"interrupted\"' nights/*/meta.json" -- \
 		bash "$root/ci/nightly.sh" --minutes 1 --presets "$(basename "$build")" \
 		--build-root "$(dirname "$build")" --binaries refdrain --skip-fuzz --skip-coverage \
 		--skip-mutants --keep 0 --out nights
