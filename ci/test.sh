@@ -46,8 +46,13 @@ stamp() {
 
 # An interrupt or a failure stops the build running beside the tests
 # (start_build)
-bg_pid="" bg_preset=""
-stop_build() { [ -z "$bg_pid" ] || kill -TERM -- -"$bg_pid" 2>/dev/null || true; }
+# and the tests (run_tests): each runs in a process group of its own, and
+# the whole group is stopped, so that no test outlives the script
+bg_pid="" bg_preset="" ct_pid=""
+stop_build() {
+	[ -z "$bg_pid" ] || kill -TERM -- -"$bg_pid" 2>/dev/null || true
+	[ -z "$ct_pid" ] || kill -TERM -- -"$ct_pid" 2>/dev/null || true
+}
 trap stop_build EXIT
 trap 'stop_build; echo "test.sh: interrupted (log: $log)" >&2; exit 130' INT
 trap 'stop_build; echo "test.sh: terminated (log: $log)" >&2; exit 143' TERM
@@ -83,7 +88,12 @@ run_tests() {
 	local preset=$1 out rc=0 sum slow
 	shift
 	out=$log.ctest # the one run's output, for its summary; kept beside the log
-	ctest --preset "$preset" --output-on-failure "$@" >"$out" 2>&1 </dev/null || rc=$?
+	set -m # its own process group, for stop_build; wait returns on a signal
+	ctest --preset "$preset" --output-on-failure "$@" >"$out" 2>&1 </dev/null &
+	ct_pid=$!
+	set +m
+	wait "$ct_pid" || rc=$?
+	ct_pid=""
 	cat "$out" >>"$log"
 	sum=$(grep -aE '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$out" || true)
 	slow=$(sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) [. ]*Passed *\([0-9.]*\) sec$/\2 \1/p' "$out" |
