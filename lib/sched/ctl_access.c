@@ -159,8 +159,15 @@ static void ks_ap_feedback_note(const struct ks_lthread *t, uint32_t k)
 #endif
 
 /* Nothing in the installed library is instrumented, so it has neither
- * this nor the callbacks below. */
-static void ks_ctl_mem_access(const void *addr, const void *pc)
+ * this nor the callbacks below.
+ * Not instrumented for TSan: outside its ks__enter region it touches only
+ * the running thread's slot (spin_n, ap_k), scheduler state TSan must not
+ * see (ctl_int.h), and at every load and store that region would cost too
+ * much.  A joined thread's slot goes to the next thread created, maybe by
+ * one that never synchronized with the joiner, so an instrumented spin_n
+ * count was reported as a race between the two (sched_tsan, tsan-1.3). */
+__attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void *addr,
+                                                                     const void *pc)
 {
 	struct ks_lthread *t = ks__tl_self;
 	uintptr_t a = (uintptr_t)addr, fp = (uintptr_t)__builtin_frame_address(0);

@@ -49,14 +49,23 @@ void ks__spin(struct ks_lthread *t, const void *pc)
 {
 	static char what[512];
 	char where[384];
+	bool yield;
 
+	/* The slot's fields inside the ignore region, like all its others (a
+	 * joined thread's slot goes to the next thread created); not across
+	 * the yield: an aborted run unwinds out of it leaving one region. */
+	ks__enter();
 	t->spin_n = 0;
-	if (++t->spin_yields <= KS_SPIN_YIELDS) {
+	yield = ++t->spin_yields <= KS_SPIN_YIELDS;
+	t->spinning = yield;
+	ks__leave();
+	if (yield) {
 		/* a fixed site text: the step hash must not depend on where
 		 * the binary was loaded */
-		t->spinning = true;
 		ks_ctl_yield("spin loop (plain accesses, no scheduling point)");
+		ks__enter();
 		t->spinning = false;
+		ks__leave();
 		return;
 	}
 	spin_where(pc, where, sizeof(where));
