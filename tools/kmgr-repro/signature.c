@@ -184,7 +184,16 @@ static bool parse_frame(const char *line, char *fn, size_t fnlen, char *file, si
 
 /* The first `max` project frames of the first stack at or after `from`,
  * " < " between them; the end of that stack (NULL: the report's end). */
-static const char *top_frames_of(const char *from, unsigned max, bool no_alloc, char *out,
+enum { KR_NO_ALLOC = 1, KR_SCHED = 2 };
+
+static bool under_sched(const char *file)
+{
+	const char *at = strstr(file, "lib/sched/");
+
+	return at && (at == file || at[-1] == '/');
+}
+
+static const char *top_frames_of(const char *from, unsigned max, unsigned flags, char *out,
                                  size_t len)
 {
 	bool in_stack = false;
@@ -207,8 +216,9 @@ static const char *top_frames_of(const char *from, unsigned max, bool no_alloc, 
 		}
 		line = nl ? nl + 1 : NULL;
 		in_stack = true;
-		if (kept >= max || !fn[0] || !kr_project_frame(file) ||
-		    (no_alloc && strstr(file, "lib/base/kalloc.c")))
+		if (kept >= max || !fn[0] ||
+		    !(kr_project_frame(file) || ((flags & KR_SCHED) && under_sched(file))) ||
+		    ((flags & KR_NO_ALLOC) && strstr(file, "lib/base/kalloc.c")))
 			continue;
 		int w = snprintf(out + used, len - used, "%s%s", kept ? " < " : "", fn);
 		if (w < 0 || (size_t)w >= len - used)
@@ -221,7 +231,7 @@ static const char *top_frames_of(const char *from, unsigned max, bool no_alloc, 
 
 static const char *top_frames(const char *from, unsigned max, char *out, size_t len)
 {
-	return top_frames_of(from, max, false, out, len);
+	return top_frames_of(from, max, 0, out, len);
 }
 
 /* A use-after-free's or double free's free site: the top two project
@@ -238,7 +248,7 @@ static void free_site(const char *at, const char *kind, char *out, size_t len)
 	if (!freed && strstr(at, "ThreadSanitizer: heap-use-after-free"))
 		freed = strstr(at, "Previous write of size");
 	if (freed && (strstr(kind, "use-after-free") || strstr(kind, "double-free")))
-		top_frames_of(freed, 2, true, out, len);
+		top_frames_of(freed, 2, KR_NO_ALLOC, out, len);
 }
 
 /* Whether the stack at `from` is a free: its first frame is free() or
@@ -273,12 +283,12 @@ static void race_free_site(const char *at, char *out, size_t len, char *use, siz
 
 	out[0] = use[0] = 0;
 	if (stack_frees(at)) {
-		top_frames_of(at, 2, true, out, len);
+		top_frames_of(at, 2, KR_NO_ALLOC, out, len);
 		if (second)
-			top_frames_of(second, 3, true, use, ulen);
+			top_frames_of(second, 3, KR_NO_ALLOC, use, ulen);
 	} else if (second && stack_frees(second)) {
-		top_frames_of(second, 2, true, out, len);
-		top_frames_of(at, 3, true, use, ulen);
+		top_frames_of(second, 2, KR_NO_ALLOC, out, len);
+		top_frames_of(at, 3, KR_NO_ALLOC, use, ulen);
 	}
 }
 
@@ -325,6 +335,38 @@ static void oracle_op(const char *at, char *out, size_t len)
 		detail(colon, " ", out, len); /* "load returned id 3", "unload of model 2" */
 }
 
+/* Whether the first library-or-scheduler frame of the first stack after
+ * `at` is lib/sched's: then the fault is the framework's (the scheduler
+ * the fuzz builds run the facade on), not the facade's, and its state
+ * keeps lib/sched's frames, which the facade's states leave out.  Without
+ * this a race inside lib/sched (a thread slot's counters, 2026-12-04)
+ * was filed as a race in the facade function it interrupted. */
+static bool sched_fault(const char *at)
+{
+	const char *line = at;
+	bool in_stack = false;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		char l[1400], fn[256], file[1024];
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
+		line = nl ? nl + 1 : NULL;
+		if (!parse_frame(l, fn, sizeof(fn), file, sizeof(file))) {
+			if (in_stack)
+				return false;
+			continue;
+		}
+		in_stack = true;
+		if (under_sched(file))
+			return true;
+		if (kr_project_frame(file))
+			return false;
+	}
+	return false;
+}
+
 /* The crash state (ClusterFuzz's): the type, and the frames that place
  * it.  TSan reports (a race, a use-after-free it saw, a lock-order
  * inversion) have two stacks, the two accesses: two frames of each, " vs "
@@ -343,6 +385,21 @@ static bool crash_state(const char *report, char *kind, size_t klen, char *frame
 		*sep = " at ";
 	} else if (!strncmp(kind, "ORACLE: ", 8)) {
 		oracle_op(at, frames, flen);
+	} else if (sched_fault(at)) {
+		/* "framework: data race in ks_ctl_mem_access < ... vs ..." */
+		char k[256];
+		const char *end = top_frames_of(at, 3, KR_SCHED, frames, flen);
+
+		snprintf(k, sizeof(k), "framework: %s", kind);
+		snprintf(kind, klen, "%s", k);
+		if (end && strstr(at, "ThreadSanitizer: ") == at + 9 &&
+		    !strncmp(at, "WARNING", 7)) {
+			char a[256], b[256];
+
+			top_frames_of(at, 2, KR_SCHED, a, sizeof(a));
+			top_frames_of(end, 2, KR_SCHED, b, sizeof(b));
+			snprintf(frames, flen, "%s%s%s", a, a[0] && b[0] ? " vs " : "", b);
+		}
 	} else if (strstr(at, "ThreadSanitizer: ") == at + 9) {
 		/* a TSan WARNING (race, use-after-free, lock order) has two
 		 * stacks; an ERROR (SEGV, a deadly signal) one, the faulting
@@ -410,7 +467,7 @@ void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 	/* the bad access: the first stack's top three library frames (ASan's
 	 * READ or WRITE, TSan's first access; the free's own stack is later) */
 	if (at && freed[0])
-		top_frames_of(at, 3, true, use, sizeof(use));
+		top_frames_of(at, 3, KR_NO_ALLOC, use, sizeof(use));
 	if (at)
 		kr_crash_state(report, kind, sizeof(kind), frames, sizeof(frames));
 	if (at && !freed[0] && !strcmp(kind, "data race") &&
@@ -423,7 +480,8 @@ void kr_bucket_key(const char *report, const char *sig, char *key, size_t len)
 		snprintf(key, len, "%s in %s", kind, use);
 	else if (at && freed[0])
 		snprintf(key, len, "%s freed in %s", kind, freed);
-	else if (at && !strcmp(kind, "data race") && strstr(frames, " vs "))
+	else if (at && (!strcmp(kind, "data race") || !strcmp(kind, "framework: data race")) &&
+	         strstr(frames, " vs "))
 		race_key(kind, frames, key, len);
 	else if (at &&
 	         (frames[0] || strncmp(kind, "ORACLE: ", 8) == 0 || !strncmp(kind, "stress ", 7)))
