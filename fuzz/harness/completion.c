@@ -56,6 +56,8 @@ void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t j
 	ks_atomic_add_quiet(&kh_state.job_calls[job_id], 1);
 }
 
+static bool kh_gone(uint32_t id);
+
 /* Every submitted execution completed or was cancelled.  A sleep, not a
  * yield: under control a sleeping thread is not runnable, so the device
  * threads run even when the decisions ran out (whose fallback keeps the
@@ -76,6 +78,11 @@ void kh_finish_pending(bool closed)
 				            "op %u: sequence %llx never completed", pe->op,
 				            (unsigned long long)pe->seq);
 			ok = pe->ret == NRT_SUCCESS && !pe->unchecked;
+			/* nrt_tracker: its status is what the tracker lists, now
+			 * final; unlisted, it succeeded and its outputs must show it */
+			if (pe->tracker)
+				ok = kh_tracker_list(pe, kh_state.faults || kh_gone(pe->model)) &&
+				     !pe->reported;
 		} else {
 			/* seq_cst: the callback's store follows the device's writes of
 			 * the outputs, so this load orders our reads after them */
@@ -84,6 +91,9 @@ void kh_finish_pending(bool closed)
 		}
 		if (ok && !closed) /* after a close the outputs can no longer be read */
 			kh_iob_verify(&pe->b, pe->op);
+		/* after a close too: it waits for nothing the close has not joined */
+		if (pe->tracker)
+			nrta_error_tracker_destroy(pe->tracker);
 		kh_pend_put(pe);
 	}
 }

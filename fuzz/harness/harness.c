@@ -54,6 +54,7 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_NRT_SCHEDULE] = kh_nrt_schedule,
     [KOP_NRT_CLOSE] = kh_nrt_close,
     [KOP_NRT_INIT] = kh_nrt_init,
+    [KOP_NRT_TRACKER] = kh_nrt_tracker,
 };
 
 #define KH_FIELD(f) {#f, offsetof(kh_args_t, f)},

@@ -106,6 +106,7 @@ void kh_nrt_meta(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_init(unsigned op, unsigned thread, const kh_args_t *a);
+void kh_nrt_tracker(unsigned op, unsigned thread, const kh_args_t *a);
 
 /* The same, indexed by kind (the interpreter's dispatch). */
 extern const kh_op_fn kh_ops[KOP__COUNT];

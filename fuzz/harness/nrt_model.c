@@ -171,3 +171,66 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 	if (kh_state.nseq[thread] < KH_MAX_SEQS)
 		kh_state.seqs[thread][kh_state.nseq[thread]++] = pe->seq;
 }
+
+/* A logical core no device has: nrta_error_tracker_create refuses it. */
+#define KH_BOGUS_LNC 0x7fffffffu
+
+/* nrta_error_tracker_get_list on pe's tracker, checked by the oracle;
+ * false when it gave no list. */
+bool kh_tracker_list(kh_pend_t *pe, bool may_fail)
+{
+	const nrta_error_t *list = NULL;
+	size_t n = 0;
+	NRT_STATUS rc = nrta_error_tracker_get_list(pe->tracker, &list, &n);
+
+	oracle_check_error_list(pe->op, pe->seq, rc, list, n, may_fail, kh_state.faults,
+	                        &pe->reported);
+	return rc == NRT_SUCCESS;
+}
+
+/* nrta_error_tracker_create on core 0 (bogus: on one no device has), then
+ * on the slot's handle an execution scheduled with the tracker (off in
+ * implicit async runs unless async_mix, as kh_nrt_schedule) and its list
+ * asked for at once, while the execution may still run; the tracker stays
+ * with the execution until quiescence, where kh_finish_pending asks again
+ * and destroys it (docs/api-contract.md, "Error trackers"). */
+void kh_nrt_tracker(unsigned op, unsigned thread, const kh_args_t *a)
+{
+	uint64_t fired0 = kfault_fired(), t0 = oracle_tick();
+	nrta_error_tracker_t *t = NULL;
+	kh_pend_t *pe = NULL;
+	NRT_STATUS rc;
+	kh_slot_t s;
+
+	rc = nrta_error_tracker_create(a->bogus ? KH_BOGUS_LNC : 0, &t);
+	kh_done(op, "nrt_tracker_create", rc);
+	if (!oracle_check_lifecycle(op, "nrt_tracker_create", rc, t0, oracle_tick()))
+		kh_check(op, "nrt_tracker_create", rc, oracle_predict_tracker(a->bogus), fired0);
+	if (rc != NRT_SUCCESS)
+		return;
+	if ((kh_state.c->async && !kh_state.c->async_mix) ||
+	    !kh_get_runnable((unsigned)a->slot, &s) || !s.m ||
+	    !(pe = kh_pend_build(&s, op, a->in, a->out))) {
+		nrta_error_tracker_destroy(t);
+		return;
+	}
+	fired0 = kfault_fired();
+	t0 = oracle_tick();
+	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, t, &pe->seq);
+	if (!kh_nrt_end(op, "nrt_tracker_schedule", ORACLE_READ, s.id, t0, rc,
+	                oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), true),
+	                fired0) ||
+	    rc) {
+		nrta_error_tracker_destroy(t);
+		kh_pend_put(pe);
+		return;
+	}
+	pe->op = op;
+	pe->sched = true;
+	pe->tracker = t;
+	pe->model = s.id;
+	/* another thread may unload the model or close under it */
+	kh_tracker_list(pe, kh_state.faults || kh_state.c->nthreads > 1);
+	if (kh_state.nseq[thread] < KH_MAX_SEQS)
+		kh_state.seqs[thread][kh_state.nseq[thread]++] = pe->seq;
+}

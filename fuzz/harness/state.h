@@ -39,6 +39,11 @@ typedef struct kh_iob {
 typedef struct kh_pend {
 	bool used, sched;
 	bool unchecked; /* nrt_schedule: no status to verify the outputs by */
+	/* nrt_tracker: the error tracker it was scheduled with (destroyed at
+	 * quiescence), and whether a get_list named it as failed */
+	nrta_error_tracker_t *tracker;
+	bool reported;
+	uint32_t model; /* nrt_tracker: the model's facade id */
 	unsigned op;
 	uint64_t job_first, job_last;
 	nrta_seq_t seq;
@@ -162,6 +167,7 @@ bool kh_nrt_end(unsigned op, const char *what, oracle_rec_t rec, uint32_t id, ui
 void kh_check_retired(unsigned op, const char *what, const kh_args_t *a, const kh_slot_t *s,
                       NRT_STATUS rc);
 void kh_nrt_want(unsigned op, const char *what, NRT_STATUS got, NRT_STATUS want);
+bool kh_tracker_list(kh_pend_t *pe, bool may_fail);
 
 /* ---- completion.c: exactly-once accounting of implicit-async executions -- */
 

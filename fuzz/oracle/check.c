@@ -266,3 +266,37 @@ void oracle_check_closed(const char *when)
 		            when, (long long)a.host_allocs, (long long)a.host_bytes,
 		            (long long)oc.base_host_allocs, (long long)oc.base_host_bytes);
 }
+
+void oracle_check_error_list(unsigned op, nrta_seq_t seq, NRT_STATUS rc, const nrta_error_t *list,
+                             size_t n, bool may_fail, bool faults, bool *reported)
+{
+	if (rc != NRT_SUCCESS) {
+		if (!(faults && rc == NRT_RESOURCE))
+			oracle_fail("error-tracker",
+			            "op %u: nrta_error_tracker_get_list answered %d", op, (int)rc);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (list[i].seq_id != seq) {
+			oracle_fail("error-tracker",
+			            "op %u: the list names sequence %llx, never scheduled with the "
+			            "tracker (%llx was)",
+			            op, (unsigned long long)list[i].seq_id,
+			            (unsigned long long)seq);
+			continue;
+		}
+		if (*reported)
+			oracle_fail("error-tracker", "op %u: sequence %llx listed twice", op,
+			            (unsigned long long)seq);
+		if (list[i].error_code == NRT_SUCCESS)
+			oracle_fail("error-tracker", "op %u: sequence %llx listed with success", op,
+			            (unsigned long long)seq);
+		else if (!may_fail)
+			oracle_fail(
+			    "error-tracker",
+			    "op %u: sequence %llx listed as failed (%llu), though no fault, "
+			    "unload or close could end it",
+			    op, (unsigned long long)seq, (unsigned long long)list[i].error_code);
+		*reported = true;
+	}
+}

@@ -124,6 +124,11 @@ oracle_expect_t oracle_predict_is_completed(bool bogus)
 	return expect1(bogus ? NRT_INVALID : NRT_SUCCESS);
 }
 
+oracle_expect_t oracle_predict_tracker(bool bogus)
+{
+	return expect1(bogus ? NRT_INVALID : NRT_SUCCESS);
+}
+
 oracle_expect_t oracle_predict_get_sequence(unsigned nc, int lnc, int xu, int queue)
 {
 	return expect1(lnc >= 0 && (unsigned)lnc < nc && xu == NRTA_XU_COMPUTE && queue == 0

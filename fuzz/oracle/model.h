@@ -63,6 +63,8 @@ typedef enum oracle_place {
 oracle_expect_t oracle_predict_exec(const oracle_io_t *io, oracle_place_t in, oracle_place_t out,
                                     bool device_only);
 oracle_expect_t oracle_predict_is_completed(bool bogus);
+/* nrta_error_tracker_create on core 0, or (bogus) on one no device has */
+oracle_expect_t oracle_predict_tracker(bool bogus);
 oracle_expect_t oracle_predict_get_sequence(unsigned nc, int lnc, int xu, int queue);
 oracle_expect_t oracle_predict_tensor_info(const oracle_io_t *io, bool is_input, uint32_t idx);
 /* sel: a model tensor index (inputs then outputs), 6 a bogus name, 7 NULL;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include <nrt/nrt.h>
+#include <nrt/nrt_async.h>
 
 #include "oracle/model.h"
 #include "sched/ksched.h"
@@ -119,6 +120,15 @@ void oracle_check_counts(unsigned op, const oracle_io_t *io, uint32_t n_in, bool
  * found right after the load (a placement never moves). */
 void oracle_check_nc_info(unsigned op, uint32_t id, oracle_placement_t want, unsigned nc,
                           uint32_t found_start, uint32_t start, uint32_t count);
+/* nrta_error_tracker_get_list answered rc, list[0..n) (docs/api-contract.md,
+ * "Error trackers"), for a tracker that holds the one execution seq: the
+ * failures completed since the previous call, so seq at most once over
+ * all calls (*reported: named before; set when named now), with a status
+ * other than success, and only when it may fail (may_fail: a fault, an
+ * unload or a close could end it); faults: a kalloc fault may refuse the
+ * list (NRT_RESOURCE). */
+void oracle_check_error_list(unsigned op, nrta_seq_t seq, NRT_STATUS rc, const nrta_error_t *list,
+                             size_t n, bool may_fail, bool faults, bool *reported);
 /* The model_parse target: an accepted container re-serializes to exactly
  * its bytes, a failed parse hands out no model, the live kalloc count is
  * unchanged; then the same with the trailing CRC-32 recomputed, so that

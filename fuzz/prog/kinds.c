@@ -67,6 +67,7 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_NRT_INIT] = {"nrt_init",
                       false,
                       {{"fw", 0, 5}, {"visible", 0, 12}, {"core", 0, 15}, {"inflight", 0, 4}}},
+    [KOP_NRT_TRACKER] = {"nrt_tracker", true, {SLOT, PLACE("in"), PLACE("out"), {"bogus", 0, 1}}},
 };
 
 /* A new kind cannot take b % KOP__COUNT: every byte value already names a
@@ -77,8 +78,8 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
  * meaning (docs/harness.md, "Adding an operation"). */
 #define KPROG_KINDS_LATER (KOP__COUNT - KPROG_KINDS_V1)
 
-_Static_assert(KPROG_KINDS_LATER >= 0 && KPROG_KINDS_LATER <= 8,
-               "later kinds take the byte values 0xfd down to 0xf6");
+_Static_assert(KPROG_KINDS_LATER >= 0 && KPROG_KINDS_LATER <= 9,
+               "later kinds take the byte values 0xfd down to 0xf5");
 
 unsigned kprog_kind_of_byte(uint8_t b)
 {

@@ -104,6 +104,8 @@ typedef enum kprog_kind {
 	KOP_NRT_CLOSE,    /* nrt_close while the other threads go on calling; 0xf7 */
 	KOP_NRT_INIT,     /* fw, visible, core, inflight: nrt_init and the visible
 	                   * count with the environment the fields spell; 0xf6 */
+	KOP_NRT_TRACKER,  /* slot, in, out, bogus: nrta_error_tracker_create (bogus: a core
+	                   * no device has), a schedule with it, get_list; 0xf5 */
 	KOP__COUNT
 } kprog_kind_t;
 

@@ -193,7 +193,8 @@ static void case_kind_bytes(void)
 	KT_EQ(kprog_kind_of_byte(0xfd), KOP_NC_INFO);
 	KT_EQ(kprog_kind_of_byte(0xf7), KOP_NRT_CLOSE);
 	KT_EQ(kprog_kind_of_byte(0xf6), KOP_NRT_INIT);
-	KT_EQ(kprog_kind_of_byte(0xf5), 0xf5 % KPROG_KINDS_V1);
+	KT_EQ(kprog_kind_of_byte(0xf5), KOP_NRT_TRACKER);
+	KT_EQ(kprog_kind_of_byte(0xf4), 0xf4 % KPROG_KINDS_V1);
 	KT_EQ(kprog_kind_lookup("nc_info"), KOP_NC_INFO);
 	KT_EQ(kprog_kind_lookup("nrt_close"), KOP_NRT_CLOSE);
 	KT_EQ(kprog_parse("t0 nc_info slot=2\n", &p1, text, sizeof(text)), 0);
@@ -234,6 +235,35 @@ static void case_selector_names(void)
  * 6-7 of the entry's first byte) and back; 1024 is refused.  An entry
  * whose first byte has bits 6-7 clear and a second byte below 32 names
  * what it did before the field grew. */
+/* roundtrip-1.10: the error-tracker op (issue 36) prints, parses and
+ * encodes like every kind, on its own kind byte 0xf5, every field kept;
+ * a bogus value out of range is refused. */
+static void case_nrt_tracker(void)
+{
+	static const char prog[] = "config mode=sync nc=2 qdepth=4 threads=2\n"
+	                           "t0 nrt_load slot=1 model=0 start=-1 count=-1\n"
+	                           "t1 nrt_tracker slot=1 in=host out=dev bogus=1\n";
+	size_t n;
+
+	KT_EQ(kprog_parse(prog, &p1, text, sizeof(text)), 0);
+	KT_EQ(p1.ops[1].kind, KOP_NRT_TRACKER);
+	KT_EQ(p1.ops[1].a[0], 1);
+	KT_EQ(p1.ops[1].a[1], KPROG_PLACE_HOST);
+	KT_EQ(p1.ops[1].a[2], KPROG_PLACE_DEV);
+	KT_EQ(p1.ops[1].a[3], 1);
+	kprog_print(&p1, text2, sizeof(text2));
+	KT_ASSERT(strstr(text2, "t1 nrt_tracker slot=1 in=host out=dev bogus=1\n") != NULL);
+	KT_EQ(kprog_parse(text2, &p2, text, sizeof(text)), 0);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_ASSERT(n <= sizeof(buf));
+	KT_EQ(buf[KPROG_HEADER_BYTES + KPROG_OP_BYTES], 0xf5);
+	kprog_decode(buf, n, &p3);
+	KT_ASSERT(kprog_equal(&p1, &p3));
+	KT_ASSERT(kprog_parse("t0 nrt_tracker slot=0 in=dev out=dev bogus=2\n", &p3, text,
+	                      sizeof(text)) != 0);
+}
+
 static void case_access_wide(void)
 {
 	static const char src[] = "config mode=sync nc=1 qdepth=1 threads=2\n"
@@ -315,5 +345,6 @@ int main(void)
 	KT_CASE("roundtrip-1.7 selectors by name", case_selector_names);
 	KT_CASE("roundtrip-1.8 access points past the 32nd release", case_access_wide);
 	KT_CASE("roundtrip-1.9 access point from a release on", case_access_every);
+	KT_CASE("roundtrip-1.10 nrt_tracker: text, bytes, kind byte 0xf5", case_nrt_tracker);
 	KT_DONE();
 }
