@@ -182,6 +182,23 @@ static bool parse_frame(const char *line, char *fn, size_t fnlen, char *file, si
 	return true;
 }
 
+/* The report's next line, from *cur (which moves past it): 1 a frame
+ * (fn and file as parse_frame gives them), 0 another line, -1 the end. */
+static int next_frame(const char **cur, char *fn, size_t fnlen, char *file, size_t flen)
+{
+	const char *line = *cur, *nl;
+	char l[1400];
+	size_t n;
+
+	if (!line || !*line)
+		return -1;
+	nl = strchr(line, '\n');
+	n = nl ? (size_t)(nl - line) : strlen(line);
+	snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
+	*cur = nl ? nl + 1 : NULL;
+	return parse_frame(l, fn, fnlen, file, flen) ? 1 : 0;
+}
+
 /* The first `max` project frames of the first stack at or after `from`,
  * " < " between them; the end of that stack (NULL: the report's end). */
 enum { KR_NO_ALLOC = 1, KR_SCHED = 2 };
@@ -199,22 +216,17 @@ static const char *top_frames_of(const char *from, unsigned max, unsigned flags,
 	bool in_stack = false;
 	unsigned kept = 0;
 	size_t used = 0;
-	const char *line = from;
+	const char *line = from, *at;
+	char fn[256], file[1024];
+	int r;
 
 	out[0] = 0;
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		char l[1400], fn[256], file[1024];
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
-		if (!parse_frame(l, fn, sizeof(fn), file, sizeof(file))) {
+	while (at = line, (r = next_frame(&line, fn, sizeof(fn), file, sizeof(file))) >= 0) {
+		if (!r) {
 			if (in_stack)
-				return line; /* the first stack is over */
-			line = nl ? nl + 1 : NULL;
+				return at; /* the first stack is over */
 			continue;
 		}
-		line = nl ? nl + 1 : NULL;
 		in_stack = true;
 		if (kept >= max || !fn[0] ||
 		    !(kr_project_frame(file) || ((flags & KR_SCHED) && under_sched(file))) ||
@@ -255,18 +267,14 @@ static void free_site(const char *at, const char *kind, char *out, size_t len)
  * the allocator's wrapper (lib/base/kalloc.c). */
 static bool stack_frees(const char *from)
 {
-	char fn[256], file[1024], l[1400];
+	char fn[256], file[1024];
+	const char *line = from;
+	int r;
 
-	for (const char *line = from; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
-		if (parse_frame(l, fn, sizeof(fn), file, sizeof(file)))
+	while ((r = next_frame(&line, fn, sizeof(fn), file, sizeof(file))) >= 0)
+		if (r)
 			return !strcmp(fn, "free") || !strcmp(fn, "kfree") ||
 			       strstr(file, "lib/base/kalloc.c") != NULL;
-		line = nl ? nl + 1 : NULL;
-	}
 	return false;
 }
 
@@ -345,15 +353,11 @@ static bool sched_fault(const char *at)
 {
 	const char *line = at;
 	bool in_stack = false;
+	char fn[256], file[1024];
+	int r;
 
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		char l[1400], fn[256], file[1024];
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		snprintf(l, sizeof(l), "%.*s", (int)(n < sizeof(l) - 1 ? n : sizeof(l) - 1), line);
-		line = nl ? nl + 1 : NULL;
-		if (!parse_frame(l, fn, sizeof(fn), file, sizeof(file))) {
+	while ((r = next_frame(&line, fn, sizeof(fn), file, sizeof(file))) >= 0) {
+		if (!r) {
 			if (in_stack)
 				return false;
 			continue;
