@@ -107,14 +107,10 @@ done
 # tflags (a dict named relative to the file resolved next to it); sanitizer
 # sections appended to the exported *_OPTIONS of this shell.
 target_flags() {
-	local f=$root/corpus/$1.options kv k v sec var
-	tflags=()
+	local f=$root/corpus/$1.options kv sec var
+	kmgr_libfuzzer_flags "$f"
+	tflags=("${kmgr_opt_flags[@]}")
 	[ -f "$f" ] || return 0
-	while IFS= read -r kv; do
-		k=${kv%%=*} v=${kv#*=}
-		[ "$k" != dict ] || [[ "$v" = /* ]] || v=$root/corpus/$v
-		tflags+=("-$k=$v")
-	done < <(kmgr_opt_keys "$f" libfuzzer)
 	while IFS= read -r sec; do
 		case "$sec" in
 		libfuzzer) continue ;;

@@ -84,18 +84,6 @@ trap 'echo "scale-bench: terminated" >&2; exit 143' TERM
 row() { printf '%-11s %-10s %7s %10s %8s %8s %-11s %6s\n' "$@"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "x%.2f", a / b; else printf "?" }'; }
 
-# lf_flags T: the [libfuzzer] section of corpus/T.options as flags
-lf_flags() {
-	local kv k v
-	flags=()
-	[ -f "$root/corpus/$1.options" ] || return 0
-	while IFS= read -r kv; do
-		k=${kv%%=*} v=${kv#*=}
-		[ "$k" != dict ] || [[ "$v" = /* ]] || v=$root/corpus/$v
-		flags+=("-$k=$v")
-	done < <(kmgr_opt_keys "$root/corpus/$1.options" libfuzzer)
-}
-
 # lf T NAME WORKERS PIN: one libFuzzer row; sets execs and us (CPU
 # microseconds an execution)
 lf() {
@@ -103,12 +91,12 @@ lf() {
 	[ "$4" = pin ] && pre=(taskset -c 0)
 	mkdir -p "$d/corpus" "$d/new" "$d/art"
 	cp "$root/corpus/$t"/* "$d/corpus/"
-	lf_flags "$t"
+	kmgr_libfuzzer_flags "$root/corpus/$t.options"
 	pids=()
 	set -m
 	for ((k = 0; k < n; k++)); do
 		/usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
-			-timeout=25 -rss_limit_mb=4096 "${flags[@]}" -seed=$((k + 1)) -max_total_time="$secs" \
+			-timeout=25 -rss_limit_mb=4096 "${kmgr_opt_flags[@]}" -seed=$((k + 1)) -max_total_time="$secs" \
 			-print_final_stats=1 -artifact_prefix="$d/art/" "$d/new" "$d/corpus" >"$d/log-$k" 2>&1 &
 		pids+=($!)
 	done

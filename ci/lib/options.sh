@@ -1,11 +1,17 @@
 # ci/lib/options.sh - sourced by the scripts that read a target's
 # corpus/T.options, the OSS-Fuzz file (INI: [sections] of key = value,
-# '#' and ';' comments): fuzz.sh and oss-fuzz-build.sh, one parser.
+# '#' and ';' comments): fuzz.sh, scale-bench.sh and oss-fuzz-build.sh, one
+# parser.
 #
 #   kmgr_opt_keys FILE SECTION
 #       the "key=value" lines of one [section], spaces around '=' trimmed
 #   kmgr_opt_sections FILE
 #       the section names, one a line
+#   kmgr_libfuzzer_flags FILE
+#       the [libfuzzer] section as libFuzzer's flags ("-key=value") in the
+#       array kmgr_opt_flags, a relative dict resolved next to FILE (none
+#       when FILE does not exist): how ci/fuzz.sh and scale-bench run a
+#       worker
 
 kmgr_opt_keys() {
 	awk -v want="$2" '
@@ -19,3 +25,14 @@ kmgr_opt_keys() {
 }
 
 kmgr_opt_sections() { awk '/^[ \t]*\[/ { s = $0; gsub(/[][ \t]/, "", s); print s }' "$1"; }
+
+kmgr_libfuzzer_flags() {
+	local kv k v
+	kmgr_opt_flags=()
+	[ -f "$1" ] || return 0
+	while IFS= read -r kv; do
+		k=${kv%%=*} v=${kv#*=}
+		[ "$k" != dict ] || [[ "$v" = /* ]] || v=${1%/*}/$v
+		kmgr_opt_flags+=("-$k=$v")
+	done < <(kmgr_opt_keys "$1" libfuzzer)
+}
