@@ -45,17 +45,17 @@ stamp() {
 }
 
 # An interrupt or a failure stops the build running beside the tests
-# (start_build)
-# and the tests (run_tests): each runs in a process group of its own, and
-# the whole group is stopped, so that no test outlives the script
+# (start_build) and the tests (run_tests): each runs in a process group
+# of its own, and the whole group is stopped, so that no test outlives
+# the script
 bg_pid="" bg_preset="" ct_pid=""
-stop_build() {
+stop_children() {
 	[ -z "$bg_pid" ] || kill -TERM -- -"$bg_pid" 2>/dev/null || true
 	[ -z "$ct_pid" ] || kill -TERM -- -"$ct_pid" 2>/dev/null || true
 }
-trap stop_build EXIT
-trap 'stop_build; echo "test.sh: interrupted (log: $log)" >&2; exit 130' INT
-trap 'stop_build; echo "test.sh: terminated (log: $log)" >&2; exit 143' TERM
+trap stop_children EXIT
+trap 'stop_children; echo "test.sh: interrupted (log: $log)" >&2; exit 130' INT
+trap 'stop_children; echo "test.sh: terminated (log: $log)" >&2; exit 143' TERM
 
 # step NAME CMD...: CMD's output to the log; on failure its tail and exit 1
 step() {
@@ -88,7 +88,7 @@ run_tests() {
 	local preset=$1 out rc=0 sum slow
 	shift
 	out=$log.ctest # the one run's output, for its summary; kept beside the log
-	set -m # its own process group, for stop_build; wait returns on a signal
+	set -m # its own process group, for stop_children; wait returns on a signal
 	ctest --preset "$preset" --output-on-failure "$@" >"$out" 2>&1 </dev/null &
 	ct_pid=$!
 	set +m
