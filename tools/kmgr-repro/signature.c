@@ -434,14 +434,16 @@ void kr_crash_state(const char *report, char *type, size_t tlen, char *frames, s
 
 void kr_signature(const char *report, char *sig, size_t len)
 {
-	char kind[256], frames[512], freed[512];
+	char kind[256], raw[256], frames[512], freed[512];
 	const char *sep, *at;
 
 	sig[0] = 0;
 	if (!crash_state(report, kind, sizeof(kind), frames, sizeof(frames), &sep))
 		return;
-	at = find_kind(report, kind, sizeof(kind));
-	free_site(at, kind, freed, sizeof(freed));
+	/* the report's own kind, for the free site: the state's may say more
+	 * ("framework: ...") */
+	at = find_kind(report, raw, sizeof(raw));
+	free_site(at, raw, freed, sizeof(freed));
 	snprintf(sig, len, "%s%s%s%s%s", kind, frames[0] ? sep : "", frames,
 	         freed[0] ? ", freed in " : "", freed);
 }

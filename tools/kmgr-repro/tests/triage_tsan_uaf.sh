@@ -73,6 +73,12 @@ want = sorted([(u + "cc_bootstrap < kmgr_exec_pre < exec_sync", 3),
 keys = sorted((x["key"], x["count"]) for x in b)
 if keys != want:
     sys.exit("FAIL: buckets %s, want %s" % (keys, want))
+# the signature (the console's line, replay's and minimize's "same crash")
+# says it too, not only the key
+fw = [x["signature"] for x in b if x["key"].startswith("framework: ")]
+if fw != ["framework: data race in ks_ctl_mem_access < dlr_kelf_stage_model_add"
+          " vs ks_ctl_mem_access < stage_thread"]:
+    sys.exit("FAIL: the framework race's signature is %s" % fw)
 print("ok: one use-after-free under ASan and TSan one key (twice, once a TSan race with another object's free); one free site read at two places "
       "two keys (twice, once a TSan race with the free); a race from either side one key; "
       "a TSan SEGV its faulting stack's three frames; a race in lib/sched the framework's")
