@@ -43,6 +43,16 @@
 /* How far above the current frame the stack is taken to reach. */
 #define KS_STACK_WINDOW (256u * 1024u)
 
+void ks__ap_set(struct ks_lthread *t, uint32_t k)
+{
+	uint32_t n = atomic_load_explicit(&ks__g.ap_armed, memory_order_relaxed);
+
+	/* under the baton: one thread at a time, a load and a store suffice */
+	n = n + (k != 0) - (t->ap_k != 0);
+	atomic_store_explicit(&ks__g.ap_armed, n, memory_order_relaxed);
+	t->ap_k = k;
+}
+
 void ks__ap_on_point(struct ks_lthread *t)
 {
 	uint64_t m;
@@ -54,12 +64,12 @@ void ks__ap_on_point(struct ks_lthread *t)
 	t->release_site = t->site;
 	m = t->releases++;
 	t->accesses = 0;
-	t->ap_k = 0;
+	ks__ap_set(t, 0);
 	for (uint32_t i = 0; i < ks__g.cfg.ap_n && i < KS_CTL_MAX_AP; i++)
 		if (ks__g.cfg.ap[i].thread == t->id &&
 		    (ks__g.cfg.ap[i].point == m ||
 		     (ks__g.cfg.ap[i].every && m > ks__g.cfg.ap[i].point))) {
-			t->ap_k = ks__g.cfg.ap[i].k;
+			ks__ap_set(t, ks__g.cfg.ap[i].k);
 			return;
 		}
 }
@@ -174,7 +184,9 @@ __attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void 
 
 	if (!t || a - fp < KS_STACK_WINDOW)
 		return;
-	if (KS_UNLIKELY(++t->spin_n >= KS_SPIN_BOUND) && ks__spin_detect)
+	/* counted only when the detector is on (kpt): the fuzz targets' code
+	 * under test makes a store per access fewer */
+	if (KS_UNLIKELY(ks__spin_detect) && ++t->spin_n >= KS_SPIN_BOUND)
 		ks__spin(t, pc);
 	if (!t->ap_k)
 		return;
@@ -182,7 +194,7 @@ __attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void 
 	if (++t->accesses == t->ap_k) {
 		uint32_t k = t->ap_k;
 
-		t->ap_k = 0;
+		ks__ap_set(t, 0);
 		if (ks__failed()) {
 			ks__failed_point();
 		} else {
@@ -196,22 +208,33 @@ __attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void 
 	ks__leave();
 }
 
+/* Is there anything for an access to do?  Only while some thread has an
+ * access point armed (ap_armed) or the spin detector counts: the code
+ * under test makes thousands of accesses a run, most of them with neither
+ * (a tenth of a concurrent fuzz run went to the callbacks). */
+__attribute__((no_sanitize("thread"))) static inline bool ks_mem_watched(void)
+{
+	return ks_controlled() &&
+	       (atomic_load_explicit(&ks__g.ap_armed, memory_order_relaxed) || ks__spin_detect);
+}
+
 /* The callbacks clang calls before each instrumented load and store.
  * nodebug: the calls clang inserts carry no source location, and LLVM's
  * verifier refuses a call without one to a function that has debug info
  * once LTO can inline it (the afl preset: afl-clang-lto links lib/sched
- * and the instrumented layers into one module). */
+ * and the instrumented layers into one module).  Not instrumented for
+ * TSan, like ks_ctl_mem_access: they read the scheduler's state. */
 #define KS_ACCESS_CALLBACKS(n, type)                                                               \
 	void __sanitizer_cov_load##n(type *addr) __attribute__((nodebug));                         \
 	void __sanitizer_cov_store##n(type *addr) __attribute__((nodebug));                        \
-	void __sanitizer_cov_load##n(type *addr)                                                   \
+	__attribute__((no_sanitize("thread"))) void __sanitizer_cov_load##n(type *addr)            \
 	{                                                                                          \
-		if (ks_controlled())                                                               \
+		if (ks_mem_watched())                                                              \
 			ks_ctl_mem_access(addr, __builtin_return_address(0));                      \
 	}                                                                                          \
-	void __sanitizer_cov_store##n(type *addr)                                                  \
+	__attribute__((no_sanitize("thread"))) void __sanitizer_cov_store##n(type *addr)           \
 	{                                                                                          \
-		if (ks_controlled())                                                               \
+		if (ks_mem_watched())                                                              \
 			ks_ctl_mem_access(addr, __builtin_return_address(0));                      \
 	}
 

@@ -103,6 +103,9 @@ struct ks_sched {
 	int64_t pct_floor;
 	bool trace_truncated;
 	bool access_points; /* cfg.access_points or KMGR_SCHED_ACCESS_POINTS=1 */
+	/* threads whose ap_k is set (ks__ap_set): while none is, a memory
+	 * access has nothing to count and its callback returns at once */
+	_Atomic uint32_t ap_armed;
 	size_t ntrace;
 	struct ks_lthread thr[KS_CTL_MAX_THREADS];
 };
@@ -126,6 +129,8 @@ static inline void set_tstate(struct ks_lthread *t, int s)
 /* At each scheduling point of t (ctl.c): if it is a release, count it
  * and arm the access point cfg.ap asks for after it (ctl_access.c). */
 void ks__ap_on_point(struct ks_lthread *t);
+/* Set t->ap_k, keeping ks__g.ap_armed the count of threads with one. */
+void ks__ap_set(struct ks_lthread *t, uint32_t k);
 /* ctl_spin.c: the spin detector (a loop of plain accesses with no
  * scheduling point); ks__spin_on_point resets it at every point. */
 #define KS_SPIN_BOUND  100000u

@@ -101,6 +101,7 @@ static struct ks_lthread *free_slot(void)
 		if (t->joined && tstate(t) == KS_T_FINISHED) {
 			if (ks__g.fibers)
 				ks__fiber_release(i);
+			ks__ap_set(t, 0); /* the slot is cleared next: disarm it */
 			return t;
 		}
 	}
