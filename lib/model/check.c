@@ -159,11 +159,49 @@ KATTR_NO_COVERAGE size_t kmodel__count_zeros(const char *s, size_t n)
 	return i;
 }
 
+/* Slicing by 8 (Intel's, as zlib does): kmodel_crc_slice[k][b] is the CRC
+ * of byte b followed by k zero bytes, so eight bytes take one 64-bit load
+ * and eight lookups instead of eight dependent steps.  Every load parses
+ * its container and checks this sum, and under ASan the byte loop, a
+ * shadow check per byte, was 1.7% of a fuzz run.  Filled before main from
+ * the byte table above (no lock, no first-use race). */
+static uint32_t kmodel_crc_slice[8][256];
+
+__attribute__((constructor)) static void kmodel_crc_slice_init(void)
+{
+	for (unsigned b = 0; b < 256; b++) {
+		uint32_t c = kmodel_crc_table[b];
+
+		kmodel_crc_slice[0][b] = c;
+		for (unsigned k = 1; k < 8; k++) {
+			c = kmodel_crc_table[c & 0xff] ^ (c >> 8);
+			kmodel_crc_slice[k][b] = c;
+		}
+	}
+}
+
 KATTR_NO_COVERAGE uint32_t kmodel__crc32(const uint8_t *p, size_t n)
 {
 	uint32_t c = 0xffffffffu;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		uint32_t lo, hi;
+
+		memcpy(&w, p + i, sizeof(w)); /* one load, one shadow check */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		lo = c ^ (uint32_t)w;
+		hi = (uint32_t)(w >> 32);
+
+		c = kmodel_crc_slice[7][lo & 0xff] ^ kmodel_crc_slice[6][(lo >> 8) & 0xff] ^
+		    kmodel_crc_slice[5][(lo >> 16) & 0xff] ^ kmodel_crc_slice[4][lo >> 24] ^
+		    kmodel_crc_slice[3][hi & 0xff] ^ kmodel_crc_slice[2][(hi >> 8) & 0xff] ^
+		    kmodel_crc_slice[1][(hi >> 16) & 0xff] ^ kmodel_crc_slice[0][hi >> 24];
+	}
+	for (; i < n; i++)
 		c = kmodel_crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
 	return c ^ 0xffffffffu;
 }
