@@ -25,13 +25,21 @@ void *kalloc(kfault_site_t site, size_t size)
 
 	if (size > SIZE_MAX - sizeof(*h) || kfault_alloc_fails(site))
 		return NULL;
-	h = calloc(1, sizeof(*h) + size);
-	if (!h)
-		return NULL;
-	h->size = size;
-	h->magic = KALLOC_MAGIC;
+	/* Counted before the calloc, taken back if it fails: a locked add
+	 * right after it waited for every store of calloc's zeroing to reach
+	 * the cache (under ASan a recycled block is cold), a stall that was
+	 * 3% of a fuzz run.  The counts are read only where nothing allocates
+	 * (after nrt_close, around a parse). */
 	ks_atomic_add_quiet(&kalloc_bytes, (int64_t)size);
 	ks_atomic_add_quiet(&kalloc_count, 1);
+	h = calloc(1, sizeof(*h) + size);
+	if (!h) {
+		ks_atomic_add_quiet(&kalloc_bytes, -(int64_t)size);
+		ks_atomic_add_quiet(&kalloc_count, -1);
+		return NULL;
+	}
+	h->size = size;
+	h->magic = KALLOC_MAGIC;
 	return h + 1;
 }
 
