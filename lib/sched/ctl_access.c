@@ -211,7 +211,7 @@ __attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void 
 /* Is there anything for an access to do?  Only while some thread has an
  * access point armed (ap_armed) or the spin detector counts: the code
  * under test makes thousands of accesses a run, most of them with neither
- * (a tenth of a concurrent fuzz run went to the callbacks). */
+ * (ks_ctl_mem_access alone was 3.6% of a concurrent fuzz run). */
 __attribute__((no_sanitize("thread"))) static inline bool ks_mem_watched(void)
 {
 	return ks_controlled() &&

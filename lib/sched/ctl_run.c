@@ -35,9 +35,9 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg)
 	if (atomic_load(&ks__ctl_active.on) || ks__tl_self)
 		return -1;
 	ks__enter();
-	/* The state and main's slot; the other slots (a quarter of a fuzz
-	 * run's memset) are cleared when a thread is given one (free_slot's
-	 * caller), and none is read at or above nthreads. */
+	/* The state and main's slot, not all 64 slots (25 KiB a run): a
+	 * slot is cleared when a thread is given one (ks_ctl_thread_create),
+	 * and none is read at or above nthreads. */
 	memset(&ks__g, 0, offsetof(struct ks_sched, thr) + sizeof(ks__g.thr[0]));
 	ks__g.cfg = *cfg;
 	ks__g.fibers = cfg->engine == KS_ENGINE_FIBERS;
