@@ -161,11 +161,12 @@ static void nrt_drain(nrta_error_tracker_t *t)
 	}
 }
 
+/* NULL too: the device's pair outlives a close, so skipping a NULL kept
+ * while closed would bring the closed runtime's callback back. */
 void nrt__async_on_init(void)
 {
 	ks_mutex_lock(&nrt_cb_lock);
-	if (nrt_cb)
-		kmgr_async_exec_set_callback(nrt_cb, nrt_cb_params);
+	kmgr_async_exec_set_callback(nrt_cb, nrt_cb_params);
 	ks_mutex_unlock(&nrt_cb_lock);
 }
 
