@@ -30,7 +30,7 @@ KH_FACADE_OP(kh_exec)(unsigned op, unsigned thread, const kh_args_t *a)
 		job = first + (uint64_t)r;
 		t0 = oracle_tick();
 		rc = kmgr_exec((H_NN){s.id}, pe->b.in, pe->b.out, job);
-		kh_job_submitted(job, s.id, rc == NRT_SUCCESS && kh_state.c->async);
+		kh_job_submitted(job, s.id, rc == NRT_SUCCESS && kh_state.c->async, t0);
 		kh_finish(op, "exec", ORACLE_EXEC, s.id, t0, rc, e, fired0);
 		if (rc == NRT_SUCCESS)
 			last_ok = job;

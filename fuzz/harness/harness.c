@@ -55,6 +55,7 @@ const kh_op_fn kh_ops[KOP__COUNT] = {
     [KOP_NRT_CLOSE] = kh_nrt_close,
     [KOP_NRT_INIT] = kh_nrt_init,
     [KOP_NRT_TRACKER] = kh_nrt_tracker,
+    [KOP_NRT_CALLBACK] = kh_nrt_callback,
 };
 
 #define KH_FIELD(f) {#f, offsetof(kh_args_t, f)},
@@ -206,7 +207,7 @@ int kh_run(const kh_config_t *c, kh_result_t *r)
 	kh_reset(c);
 	kh_describe_models(c);
 	kh_set_env(c);
-	nrt_register_async_exec_callback(kh_async_callback, NULL);
+	kh_register_first();
 	oracle_set_report(c->hooks.report, c->hooks.ctx);
 	oracle_begin();
 	oracle_history_begin();

@@ -56,7 +56,8 @@ typedef struct kh_model {
 	X(ts) X(place) X(size) X(off) X(len)        /* tensor slots */ \
 	X(tmpl)                                     /* load: the program's, unused here */ \
 	X(old)                                      /* the handle the last nrt_unload retired */ \
-	X(fw) X(visible) X(core) X(inflight)        /* nrt_init: framework, env forms */
+	X(fw) X(visible) X(core) X(inflight)        /* nrt_init: framework, env forms */ \
+	X(cb)                                       /* nrt_callback: a, b or NULL */
 /* clang-format on */
 
 #define KH_MEMBER(f) int16_t f;
@@ -73,6 +74,7 @@ typedef struct kh_args {
 enum kh_stale_call { KPROG_STALE_WHATS(KH_ENUM) };
 enum kh_bad_call { KPROG_BAD_WHATS(KH_ENUM) };
 enum kh_nrt_meta_what { KPROG_NRT_META_WHATS(KH_ENUM) };
+enum kh_nrt_callback { KPROG_NRT_CALLBACK_WHATS(KH_ENUM) };
 #undef KH_ENUM
 
 /* One operation: op is its index in the program (reports, tensor data),
@@ -107,6 +109,7 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_init(unsigned op, unsigned thread, const kh_args_t *a);
 void kh_nrt_tracker(unsigned op, unsigned thread, const kh_args_t *a);
+void kh_nrt_callback(unsigned op, unsigned thread, const kh_args_t *a);
 
 /* The same, indexed by kind (the interpreter's dispatch). */
 extern const kh_op_fn kh_ops[KOP__COUNT];

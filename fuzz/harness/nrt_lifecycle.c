@@ -23,6 +23,8 @@ void kh_nrt_close(unsigned op, unsigned thread, const kh_args_t *a)
 		ks_usleep(50);
 	oracle_close_begin(oracle_tick());
 	faulted = oracle_close_runtime();
+	/* the latest: a second close may return before the first is done */
+	ks_atomic_max_quiet(&kh_state.close_t1, (int64_t)oracle_tick());
 	oracle_close_end(oracle_tick());
 	if (faulted)
 		ks_atomic_store_quiet(&kh_state.close_faulted, 1);

@@ -124,7 +124,7 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
 	rc = a->repeat > 1 ? nrt_execute_repeat(s.m, pe->b.in, pe->b.out, a->repeat)
 	                   : nrt_execute(s.m, pe->b.in, pe->b.out);
 	if (kh_state.c->async)
-		kh_anon_submitted(a->repeat, rc);
+		kh_anon_submitted(a->repeat, rc, t0);
 	/* the outputs are read through the public API, which a close in
 	 * between refuses: the check holds close off as a facade op does */
 	if (kh_nrt_end(op, "nrt_exec", ORACLE_EXEC, s.id, t0, rc, e, fired0) && rc == NRT_SUCCESS &&

@@ -23,6 +23,8 @@
 #define KH_MAX_SEQS    8
 #define KH_MAX_JOBS    1024
 #define KH_MAX_GONE    64
+#define KH_MAX_REGS    64            /* callback registrations: kh_run's, one an op */
+#define KH_MAX_ANON    KPROG_MAX_OPS /* nrt_execute submissions (one an op) */
 #define KH_BOGUS_SEQ   ((nrta_seq_t)0x7fff << NRTA_SEQ_XU_SHIFT | 0x123)
 
 /* The tensors of one execution: a model's inputs then outputs. */
@@ -84,9 +86,20 @@ typedef struct kh_state {
 	 * than success, what its submission did (KH_JOB_*), its model */
 	ks_atomic_t job_calls[KH_MAX_JOBS], job_ok[KH_MAX_JOBS], job_failed[KH_MAX_JOBS];
 	ks_atomic_t job_sub[KH_MAX_JOBS], job_model[KH_MAX_JOBS];
-	/* nrt_execute's executions (job id 0): callbacks, and how many the
-	 * calls' statuses say were queued, at least and at most */
-	ks_atomic_t anon_calls, anon_min, anon_max;
+	/* the tick before each job's submission, and the registration whose
+	 * callback called it first (+1; 0: none) */
+	ks_atomic_t job_t0[KH_MAX_JOBS], job_reg[KH_MAX_JOBS];
+	/* nrt_execute's executions (job id 0): callbacks, and per submission
+	 * its tick and how many its status says were queued, at least and at
+	 * most; how many of the callbacks each registration made */
+	ks_atomic_t anon_calls, anon_n;
+	ks_atomic_t anon_t0[KH_MAX_ANON], anon_lo[KH_MAX_ANON], anon_hi[KH_MAX_ANON];
+	ks_atomic_t anon_reg[KH_MAX_REGS];
+	/* callback registrations (registration 0: kh_run's, before nrt_init):
+	 * each one's callback (KH_CB_* + 1), the ticks before and after its
+	 * call; the latest tick after an nrt_close op returned (0: none) */
+	ks_atomic_t next_reg, reg_cb[KH_MAX_REGS], reg_t0[KH_MAX_REGS], reg_t1[KH_MAX_REGS];
+	ks_atomic_t close_t1;
 	uint32_t gone[KH_MAX_GONE]; /* models unloaded this run (under lock) */
 	unsigned ngone;
 	ks_atomic_t unload_all;    /* an unload_all succeeded: every model may be gone */
@@ -174,11 +187,13 @@ bool kh_tracker_list(kh_pend_t *pe, bool may_fail);
 /* What submitting job id did: queued (the implicit-async worker owes it
  * one callback) or not (it owes none). */
 enum { KH_JOB_NONE, KH_JOB_QUEUED, KH_JOB_REFUSED };
-void kh_job_submitted(uint64_t job, uint32_t model, bool queued);
-/* nrt_execute(_repeat) of repeat executions answered rc (job id 0). */
-void kh_anon_submitted(int repeat, NRT_STATUS rc);
-void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
-                       NRT_STATUS status);
+/* t0: the tick taken before the submission began */
+void kh_job_submitted(uint64_t job, uint32_t model, bool queued, uint64_t t0);
+/* nrt_execute(_repeat) of repeat executions, begun at tick t0, answered rc
+ * (job id 0). */
+void kh_anon_submitted(int repeat, NRT_STATUS rc, uint64_t t0);
+/* kh_run's registration (registration 0, callback a), before nrt_init. */
+void kh_register_first(void);
 /* At quiescence: every pending execution completed, outputs verified. */
 void kh_finish_pending(bool closed);
 /* After nrt_close joined the device threads: every job accounted for. */

@@ -32,6 +32,8 @@ static const char *const bad_names[] = {KPROG_BAD_WHATS(KPROG_NAME)};
 static const char *const bad_idents[] = {KPROG_BAD_WHATS(KPROG_IDENT)};
 static const char *const meta_names[] = {KPROG_NRT_META_WHATS(KPROG_NAME)};
 static const char *const meta_idents[] = {KPROG_NRT_META_WHATS(KPROG_IDENT)};
+static const char *const cb_names[] = {KPROG_NRT_CALLBACK_WHATS(KPROG_NAME)};
+static const char *const cb_idents[] = {KPROG_NRT_CALLBACK_WHATS(KPROG_IDENT)};
 static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_LOAD] = {"load",
                   true,
@@ -68,6 +70,8 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
                       false,
                       {{"fw", 0, 5}, {"visible", 0, 12}, {"core", 0, 15}, {"inflight", 0, 4}}},
     [KOP_NRT_TRACKER] = {"nrt_tracker", true, {SLOT, PLACE("in"), PLACE("out"), {"bogus", 0, 1}}},
+    /* field 1, as every selector (a0 unused): the callback, by name */
+    [KOP_NRT_CALLBACK] = {"nrt_callback", false, {NONE, {"cb", 0, 2}, NONE, NONE}},
 };
 
 /* A new kind cannot take b % KOP__COUNT: every byte value already names a
@@ -78,8 +82,8 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
  * meaning (docs/harness.md, "Adding an operation"). */
 #define KPROG_KINDS_LATER (KOP__COUNT - KPROG_KINDS_V1)
 
-_Static_assert(KPROG_KINDS_LATER >= 0 && KPROG_KINDS_LATER <= 9,
-               "later kinds take the byte values 0xfd down to 0xf5");
+_Static_assert(KPROG_KINDS_LATER >= 0 && KPROG_KINDS_LATER <= 10,
+               "later kinds take the byte values 0xfd down to 0xf4");
 
 unsigned kprog_kind_of_byte(uint8_t b)
 {
@@ -118,6 +122,7 @@ static const struct {
     {KOP_STALE, stale_names, stale_idents, (int)(sizeof(stale_names) / sizeof(stale_names[0]))},
     {KOP_BADARGS, bad_names, bad_idents, (int)(sizeof(bad_names) / sizeof(bad_names[0]))},
     {KOP_NRT_META, meta_names, meta_idents, (int)(sizeof(meta_names) / sizeof(meta_names[0]))},
+    {KOP_NRT_CALLBACK, cb_names, cb_idents, (int)(sizeof(cb_names) / sizeof(cb_names[0]))},
 };
 
 /* The list naming field f of kind, NULL when it is a number. */

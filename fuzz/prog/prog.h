@@ -106,6 +106,8 @@ typedef enum kprog_kind {
 	                   * count with the environment the fields spell; 0xf6 */
 	KOP_NRT_TRACKER,  /* slot, in, out, bogus: nrta_error_tracker_create (bogus: a core
 	                   * no device has), a schedule with it, get_list; 0xf5 */
+	KOP_NRT_CALLBACK, /* cb: nrt_register_async_exec_callback with the harness's
+	                   * callback a, b or NULL, in any state; 0xf4 */
 	KOP__COUNT
 } kprog_kind_t;
 
@@ -189,6 +191,10 @@ typedef struct kprog {
 	X(KH_NRT_BAD_EXEC, "bad_exec")                                                             \
 	X(KH_NRT_INFO_TWICE, "info_twice")                                                         \
 	X(KH_NRT_COUNTS, "counts")
+#define KPROG_NRT_CALLBACK_WHATS(X)                                                                \
+	X(KH_CB_A, "a")                                                                            \
+	X(KH_CB_B, "b")                                                                            \
+	X(KH_CB_NULL, "null")
 
 /* ---- field table (one row per kind; shared by decode/encode/print/parse) */
 typedef struct kprog_field {

@@ -194,7 +194,8 @@ static void case_kind_bytes(void)
 	KT_EQ(kprog_kind_of_byte(0xf7), KOP_NRT_CLOSE);
 	KT_EQ(kprog_kind_of_byte(0xf6), KOP_NRT_INIT);
 	KT_EQ(kprog_kind_of_byte(0xf5), KOP_NRT_TRACKER);
-	KT_EQ(kprog_kind_of_byte(0xf4), 0xf4 % KPROG_KINDS_V1);
+	KT_EQ(kprog_kind_of_byte(0xf4), KOP_NRT_CALLBACK);
+	KT_EQ(kprog_kind_of_byte(0xf3), 0xf3 % KPROG_KINDS_V1);
 	KT_EQ(kprog_kind_lookup("nc_info"), KOP_NC_INFO);
 	KT_EQ(kprog_kind_lookup("nrt_close"), KOP_NRT_CLOSE);
 	KT_EQ(kprog_parse("t0 nc_info slot=2\n", &p1, text, sizeof(text)), 0);
@@ -209,7 +210,7 @@ static void case_kind_bytes(void)
  * value of each selector field has a name (the lists cover the ranges). */
 static void case_selector_names(void)
 {
-	static const unsigned sel[] = {KOP_STALE, KOP_BADARGS, KOP_NRT_META};
+	static const unsigned sel[] = {KOP_STALE, KOP_BADARGS, KOP_NRT_META, KOP_NRT_CALLBACK};
 
 	KT_EQ(kprog_parse("t0 badargs slot=1 what=load_no_bytes\n", &p1, text, sizeof(text)), 0);
 	KT_EQ(p1.ops[0].a[1], 6);
@@ -229,12 +230,6 @@ static void case_selector_names(void)
 	KT_EQ(kprog_field_value(KOP_STALE, 1, "exec_no_input"), -1);
 }
 
-/* roundtrip-1.8: an access point names any release up to 1023, past a
- * long-lived thread's 32nd (an exec thread passes about 18 releases per
- * execution): the text form, the bytes (bits 8-9 of the release in bits
- * 6-7 of the entry's first byte) and back; 1024 is refused.  An entry
- * whose first byte has bits 6-7 clear and a second byte below 32 names
- * what it did before the field grew. */
 /* roundtrip-1.10: the error-tracker op (issue 36) prints, parses and
  * encodes like every kind, on its own kind byte 0xf5, every field kept;
  * a bogus value out of range is refused. */
@@ -264,6 +259,41 @@ static void case_nrt_tracker(void)
 	                      sizeof(text)) != 0);
 }
 
+/* roundtrip-1.11: the callback registration (issue 36) on its own kind
+ * byte 0xf4: the callback prints by name (a, b, null), parses by name or
+ * number, and survives the bytes; its byte is field 1 (a1), as every
+ * selector's; a callback past null is refused. */
+static void case_nrt_callback(void)
+{
+	static const char prog[] = "config mode=async nc=2 qdepth=4 threads=2\n"
+	                           "t1 nrt_callback cb=null\n"
+	                           "t0 nrt_callback cb=1\n";
+	size_t n;
+
+	KT_EQ(kprog_parse(prog, &p1, text, sizeof(text)), 0);
+	KT_EQ(p1.ops[0].kind, KOP_NRT_CALLBACK);
+	KT_EQ(p1.ops[0].a[1], 2);
+	KT_EQ(p1.ops[1].a[1], 1);
+	kprog_print(&p1, text2, sizeof(text2));
+	KT_ASSERT(strstr(text2, "t1 nrt_callback cb=null\nt0 nrt_callback cb=b\n") != NULL);
+	KT_EQ(kprog_parse(text2, &p2, text, sizeof(text)), 0);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_ASSERT(n <= sizeof(buf));
+	KT_EQ(buf[KPROG_HEADER_BYTES], 0xf4);
+	KT_EQ(buf[KPROG_HEADER_BYTES + 3], 2);
+	kprog_decode(buf, n, &p3);
+	KT_ASSERT(kprog_equal(&p1, &p3));
+	KT_ASSERT(kprog_parse("t0 nrt_callback cb=3\n", &p3, text, sizeof(text)) != 0);
+	KT_ASSERT(kprog_parse("t0 nrt_callback cb=c\n", &p3, text, sizeof(text)) != 0);
+}
+
+/* roundtrip-1.8: an access point names any release up to 1023, past a
+ * long-lived thread's 32nd (an exec thread passes about 18 releases per
+ * execution): the text form, the bytes (bits 8-9 of the release in bits
+ * 6-7 of the entry's first byte) and back; 1024 is refused.  An entry
+ * whose first byte has bits 6-7 clear and a second byte below 32 names
+ * what it did before the field grew. */
 static void case_access_wide(void)
 {
 	static const char src[] = "config mode=sync nc=1 qdepth=1 threads=2\n"
@@ -346,5 +376,6 @@ int main(void)
 	KT_CASE("roundtrip-1.8 access points past the 32nd release", case_access_wide);
 	KT_CASE("roundtrip-1.9 access point from a release on", case_access_every);
 	KT_CASE("roundtrip-1.10 nrt_tracker: text, bytes, kind byte 0xf5", case_nrt_tracker);
+	KT_CASE("roundtrip-1.11 nrt_callback: names, bytes, kind byte 0xf4", case_nrt_callback);
 	KT_DONE();
 }
