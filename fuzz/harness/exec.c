@@ -19,7 +19,8 @@ KH_FACADE_OP(kh_exec)(unsigned op, unsigned thread, const kh_args_t *a)
 	(void)thread;
 	if (!kh_get_runnable((unsigned)a->slot, &s) || !(pe = kh_pend_build(&s, op, a->in, a->out)))
 		return;
-	e = oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), kh_state.c->async);
+	e = oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in), kh_place(a->out, s.io->n_out),
+	                        kh_state.c->async);
 	/* One block of job ids for the whole op: the pending check looks at
 	 * first..last_ok, and ids taken one by one interleaved with other
 	 * threads' (a success of another op's job then passed for one of ours;
@@ -65,7 +66,9 @@ KH_FACADE_OP(kh_schedule)(unsigned op, unsigned thread, const kh_args_t *a)
 	rc =
 	    kmgr_tpb_xu_schedule(s.start_nc, (H_NN){s.id}, pe->b.in, pe->b.out, &pe->ret, &pe->seq);
 	kh_finish(op, "schedule", ORACLE_READ, s.id, t0, rc,
-	          oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), true), fired0);
+	          oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in),
+	                              kh_place(a->out, s.io->n_out), true),
+	          fired0);
 	if (rc) {
 		kh_pend_put(pe);
 		return;

@@ -63,7 +63,7 @@ static NRT_STATUS kh_fill_input(kh_iob_t *b, unsigned i)
 }
 
 /* One side (inputs or outputs); MISSING leaves out its first tensor, the
- * bind error edge. */
+ * bind error edge; a mix gives each tensor its own placement. */
 static NRT_STATUS kh_build_side(kh_iob_t *b, bool input, int place, int nc)
 {
 	uint32_t from = input ? 0 : b->io->n_in;
@@ -74,10 +74,11 @@ static NRT_STATUS kh_build_side(kh_iob_t *b, bool input, int place, int nc)
 	for (uint32_t j = 0; j < n && rc == NRT_SUCCESS; j++) {
 		unsigned i = from + j;
 
-		if (place == KPROG_PLACE_MISSING && j == 0)
+		int pj = kprog_mix_place(place, j); /* a mix: each tensor its own */
+
+		if (pj == KPROG_PLACE_MISSING && j == 0)
 			continue;
-		rc = kh_make_tensor(b, i, place == KPROG_PLACE_MISSING ? KPROG_PLACE_DEV : place,
-		                    nc);
+		rc = kh_make_tensor(b, i, pj == KPROG_PLACE_MISSING ? KPROG_PLACE_DEV : pj, nc);
 		if (rc == NRT_SUCCESS && input)
 			rc = kh_fill_input(b, i);
 		if (rc == NRT_SUCCESS)

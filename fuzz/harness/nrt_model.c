@@ -119,7 +119,8 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
 	if (!kh_get_runnable((unsigned)a->slot, &s) || !s.m ||
 	    !(pe = kh_pend_build(&s, op, a->in, a->out)))
 		return;
-	e = oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), kh_state.c->async);
+	e = oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in), kh_place(a->out, s.io->n_out),
+	                        kh_state.c->async);
 	t0 = oracle_tick();
 	rc = a->repeat > 1 ? nrt_execute_repeat(s.m, pe->b.in, pe->b.out, a->repeat)
 	                   : nrt_execute(s.m, pe->b.in, pe->b.out);
@@ -159,7 +160,8 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 	t0 = oracle_tick();
 	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, NULL, &pe->seq);
 	if (!kh_nrt_end(op, "nrt_schedule", ORACLE_READ, s.id, t0, rc,
-	                oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), true),
+	                oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in),
+	                                    kh_place(a->out, s.io->n_out), true),
 	                fired0) ||
 	    rc) {
 		kh_pend_put(pe);
@@ -218,7 +220,8 @@ void kh_nrt_tracker(unsigned op, unsigned thread, const kh_args_t *a)
 	t0 = oracle_tick();
 	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, t, &pe->seq);
 	if (!kh_nrt_end(op, "nrt_tracker_schedule", ORACLE_READ, s.id, t0, rc,
-	                oracle_predict_exec(s.io, kh_place(a->in), kh_place(a->out), true),
+	                oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in),
+	                                    kh_place(a->out, s.io->n_out), true),
 	                fired0) ||
 	    rc) {
 		nrta_error_tracker_destroy(t);

@@ -128,9 +128,14 @@ _Static_assert(KPROG_PLACE_DEV == (int)ORACLE_PLACE_DEV &&
                    KPROG_PLACE_MISSING == (int)ORACLE_PLACE_MISSING,
                "prog's and the oracle's placements in one order");
 
-static inline oracle_place_t kh_place(int16_t place)
+/* A side of n tensors: a mix counts as host when one of its n tensors is
+ * on the host (the oracle judges a side by whether any is). */
+static inline oracle_place_t kh_place(int16_t place, uint32_t n)
 {
-	return (oracle_place_t)place;
+	for (uint32_t j = 0; place >= KPROG_PLACE_MIX && j < n; j++)
+		if (kprog_mix_place(place, j) != KPROG_PLACE_DEV)
+			return ORACLE_PLACE_HOST;
+	return place >= KPROG_PLACE_MIX ? ORACLE_PLACE_DEV : (oracle_place_t)place;
 }
 
 bool kh_get_slot(unsigned s, kh_slot_t *out);

@@ -22,5 +22,8 @@ unsigned kprog_site_to_index(uint32_t site);
 /* Placement names (dev, host, virt) of the in/out/place fields. */
 const char *kprog_place_name(int v);
 bool kprog_is_place_field(const char *field);
+/* An execution's side (in, out of exec-like kinds): its range has the
+ * mixes, whose bytes are their own (prog.h, KPROG_PLACE_MIX_BYTE). */
+bool kprog_is_side_field(const kprog_field_t *f);
 
 #endif

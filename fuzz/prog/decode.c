@@ -74,6 +74,11 @@ static int16_t reduce(const kprog_field_t *f, uint8_t b)
 {
 	if (!f->name)
 		return 0;
+	if (kprog_is_side_field(f)) /* the 4 placements as before; a mix: its own byte */
+		return (int16_t)(b >= KPROG_PLACE_MIX_BYTE &&
+		                         b < KPROG_PLACE_MIX_BYTE + KPROG_PLACE_MIXES
+		                     ? KPROG_PLACE_MIX + (b - KPROG_PLACE_MIX_BYTE)
+		                     : b % KPROG_PLACE__N);
 	return (int16_t)(f->min + b % (f->max - f->min + 1));
 }
 

@@ -52,7 +52,10 @@ static void encode_op(struct writer *w, const kprog_t *p, const kprog_op_t *op)
 	wr(w, kprog_kind_byte(op->kind));
 	wr(w, op->thread);
 	for (int i = 0; i < 4; i++)
-		wr(w, k->f[i].name ? (uint8_t)(op->a[i] - k->f[i].min) : 0);
+		if (kprog_is_side_field(&k->f[i]) && op->a[i] >= KPROG_PLACE_MIX)
+			wr(w, (uint8_t)(KPROG_PLACE_MIX_BYTE + (op->a[i] - KPROG_PLACE_MIX)));
+		else
+			wr(w, k->f[i].name ? (uint8_t)(op->a[i] - k->f[i].min) : 0);
 	if (op->kind != KOP_LOAD || op->a[1] != KPROG_TMPL_INLINE)
 		return;
 	wr(w, (uint8_t)(op->blob_len & 0xff));

@@ -19,6 +19,11 @@
 	{                                                                                          \
 		n, 0, KPROG_PLACE__N - 1                                                           \
 	}
+/* an execution's side: the four placements and the mixes */
+#define SIDE(n)                                                                                    \
+	{                                                                                          \
+		n, 0, KPROG_PLACE_MIX + KPROG_PLACE_MIXES - 1                                      \
+	}
 #define NONE                                                                                       \
 	{                                                                                          \
 		NULL, 0, 0                                                                         \
@@ -40,8 +45,8 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
                   {SLOT, {"tmpl", 0, KPROG_TMPL_INLINE}, {"start", -1, 7}, {"count", -1, 8}}},
     [KOP_UNLOAD] = {"unload", true, {SLOT, NONE, NONE, NONE}},
     [KOP_UNLOAD_ALL] = {"unload_all", false, {NONE, NONE, NONE, NONE}},
-    [KOP_EXEC] = {"exec", true, {SLOT, PLACE("in"), PLACE("out"), {"repeat", 1, 4}}},
-    [KOP_SCHEDULE] = {"schedule", true, {SLOT, PLACE("in"), PLACE("out"), {"queue", 0, 1}}},
+    [KOP_EXEC] = {"exec", true, {SLOT, SIDE("in"), SIDE("out"), {"repeat", 1, 4}}},
+    [KOP_SCHEDULE] = {"schedule", true, {SLOT, SIDE("in"), SIDE("out"), {"queue", 0, 1}}},
     [KOP_IS_COMPLETED] = {"is_completed", false, {{"which", 0, 7}, {"bogus", 0, 1}, NONE, NONE}},
     [KOP_GET_SEQUENCE] = {"get_sequence",
                           false,
@@ -62,14 +67,14 @@ static const kprog_kind_info_t kinds[KOP__COUNT] = {
                       true,
                       {SLOT, {"model", 0, KPROG_NTMPL - 1}, {"start", -1, 7}, {"count", -1, 8}}},
     [KOP_NRT_UNLOAD] = {"nrt_unload", true, {SLOT, {"old", 0, 1}, NONE, NONE}},
-    [KOP_NRT_EXEC] = {"nrt_exec", true, {SLOT, PLACE("in"), PLACE("out"), {"repeat", 1, 4}}},
+    [KOP_NRT_EXEC] = {"nrt_exec", true, {SLOT, SIDE("in"), SIDE("out"), {"repeat", 1, 4}}},
     [KOP_NRT_META] = {"nrt_meta", true, {SLOT, {"what", 0, 5}, {"old", 0, 1}, NONE}},
-    [KOP_NRT_SCHEDULE] = {"nrt_schedule", true, {SLOT, PLACE("in"), PLACE("out"), NONE}},
+    [KOP_NRT_SCHEDULE] = {"nrt_schedule", true, {SLOT, SIDE("in"), SIDE("out"), NONE}},
     [KOP_NRT_CLOSE] = {"nrt_close", false, {NONE, NONE, NONE, NONE}},
     [KOP_NRT_INIT] = {"nrt_init",
                       false,
                       {{"fw", 0, 5}, {"visible", 0, 12}, {"core", 0, 15}, {"inflight", 0, 4}}},
-    [KOP_NRT_TRACKER] = {"nrt_tracker", true, {SLOT, PLACE("in"), PLACE("out"), {"bogus", 0, 1}}},
+    [KOP_NRT_TRACKER] = {"nrt_tracker", true, {SLOT, SIDE("in"), SIDE("out"), {"bogus", 0, 1}}},
     /* field 1, as every selector (a0 unused): the callback, by name */
     [KOP_NRT_CALLBACK] = {"nrt_callback", false, {NONE, {"cb", 0, 2}, NONE, NONE}},
 };

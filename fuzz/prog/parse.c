@@ -175,7 +175,7 @@ static int field_value(struct pctx *c, kprog_op_t *op, int f, const char *val)
 		return 0;
 	}
 	if (kprog_is_place_field(fd->name)) {
-		for (int i = 0; i < KPROG_PLACE__N; i++)
+		for (int i = 0; i <= fd->max; i++)
 			if (!strcmp(val, kprog_place_name(i))) {
 				op->a[f] = (int16_t)i;
 				return 0;

@@ -28,9 +28,22 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o, const char 
 		o->len += (size_t)n;
 }
 
+static const char *const mix_names[KPROG_PLACE_MIXES] = {"mix:dh", "mix:hd", "mix:dv",  "mix:vd",
+                                                         "mix:hv", "mix:vh", "mix:dhv", "mix:vhd"};
+static const char *const mix_patterns[KPROG_PLACE_MIXES] = KPROG_MIX_PATTERNS;
+
 const char *kprog_place_name(int v)
 {
+	/* a pattern of prog.h's list and its name here must agree */
+	if (v >= KPROG_PLACE_MIX && v < KPROG_PLACE_MIX + KPROG_PLACE_MIXES &&
+	    !strcmp(mix_names[v - KPROG_PLACE_MIX] + 4, mix_patterns[v - KPROG_PLACE_MIX]))
+		return mix_names[v - KPROG_PLACE_MIX];
 	return v >= 0 && v < KPROG_PLACE__N ? place_names[v] : "?";
+}
+
+bool kprog_is_side_field(const kprog_field_t *f)
+{
+	return f->name && kprog_is_place_field(f->name) && f->max >= KPROG_PLACE_MIX;
 }
 
 bool kprog_is_place_field(const char *field)

@@ -121,8 +121,42 @@ enum {
 	KPROG_PLACE_HOST = 1,
 	KPROG_PLACE_VIRT = 2,    /* VIRTUAL with a host buffer attached */
 	KPROG_PLACE_MISSING = 3, /* exec: leave the first tensor out; talloc: no buffer */
-	KPROG_PLACE__N = 4
+	KPROG_PLACE__N = 4,
+	/* an execution's side only (in, out; not talloc): each tensor its own
+	 * placement, dev, host or virt, by cycling pattern v (kprog_mix_place;
+	 * text mix:dh .. mix:vhd).  Value KPROG_PLACE_MIX + v, byte
+	 * KPROG_PLACE_MIX_BYTE + v: the other bytes keep b % KPROG_PLACE__N, so
+	 * only inputs with one of those exact bytes changed meaning; 0xe0..0xe7,
+	 * not 0xf8..0xff, which 6 of the 81 programs of corpus/ used (issue 36) */
+	KPROG_PLACE_MIX = 4
 };
+#define KPROG_PLACE_MIXES    8
+#define KPROG_PLACE_MIX_BYTE 0xe0
+/* The mixes' patterns, in value order: tensor j of a side takes letter j
+ * (cyclically), d dev, h host, v virt; the text form is mix:PATTERN. */
+#define KPROG_MIX_PATTERNS                                                                         \
+	{                                                                                          \
+		"dh", "hd", "dv", "vd", "hv", "vh", "dhv", "vhd"                                   \
+	}
+
+/* Tensor j's placement (DEV, HOST or VIRT) in a side of placement place;
+ * place itself when it is not a mix.  Inline: the emitted tests' harness
+ * has no program library to link. */
+static inline int kprog_mix_place(int place, unsigned j)
+{
+	static const char *const pat[KPROG_PLACE_MIXES] = KPROG_MIX_PATTERNS;
+	const char *p;
+	unsigned n = 0;
+
+	if (place < KPROG_PLACE_MIX || place >= KPROG_PLACE_MIX + KPROG_PLACE_MIXES)
+		return place;
+	p = pat[place - KPROG_PLACE_MIX];
+	while (p[n])
+		n++;
+	return p[j % n] == 'd'   ? KPROG_PLACE_DEV
+	       : p[j % n] == 'h' ? KPROG_PLACE_HOST
+	                         : KPROG_PLACE_VIRT;
+}
 
 /* Built-in model templates (templates.c); tmpl == KPROG_TMPL_INLINE means
  * the op carries container bytes. */

@@ -288,6 +288,47 @@ static void case_nrt_callback(void)
 	KT_ASSERT(kprog_parse("t0 nrt_callback cb=c\n", &p3, text, sizeof(text)) != 0);
 }
 
+/* roundtrip-1.12: mixed tensor sets (issue 36): an execution's side may
+ * be a mix (mix:dh .. mix:vhd), printed and parsed by name, on the bytes
+ * 0xe0..0xe7; every other byte keeps b % 4 (0xeb is still missing, 0xdf
+ * still missing, 0xe3 no longer), talloc's place has no mix, and a mix
+ * gives tensor j the j-th letter of its pattern, cyclically. */
+static void case_mixed_sides(void)
+{
+	static const char prog[] = "config mode=sync nc=2 qdepth=4 threads=1\n"
+	                           "t0 exec slot=1 in=mix:dh out=mix:vhd repeat=2\n"
+	                           "t0 nrt_schedule slot=0 in=dev out=mix:hv\n";
+	uint8_t op[KPROG_HEADER_BYTES + KPROG_OP_BYTES] = {0, 0, 0,    1,    KOP_EXEC,
+	                                                   0, 0, 0xeb, 0xdf, 0};
+	size_t n;
+
+	KT_EQ(kprog_parse(prog, &p1, text, sizeof(text)), 0);
+	KT_EQ(p1.ops[0].a[1], KPROG_PLACE_MIX);
+	KT_EQ(p1.ops[0].a[2], KPROG_PLACE_MIX + 7);
+	kprog_print(&p1, text2, sizeof(text2));
+	KT_ASSERT(strstr(text2, "t0 exec slot=1 in=mix:dh out=mix:vhd repeat=2\n") != NULL);
+	KT_ASSERT(strstr(text2, "t0 nrt_schedule slot=0 in=dev out=mix:hv\n") != NULL);
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_ASSERT(n <= sizeof(buf));
+	KT_EQ(buf[KPROG_HEADER_BYTES + 3], 0xe0);
+	KT_EQ(buf[KPROG_HEADER_BYTES + 4], 0xe7);
+	kprog_decode(buf, n, &p2);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+	kprog_decode(op, sizeof(op), &p3);
+	KT_EQ(p3.ops[0].a[1], KPROG_PLACE_MISSING);
+	KT_EQ(p3.ops[0].a[2], KPROG_PLACE_MISSING);
+	op[7] = 0xe3;
+	kprog_decode(op, sizeof(op), &p3);
+	KT_EQ(p3.ops[0].a[1], KPROG_PLACE_MIX + 3);
+	KT_ASSERT(kprog_parse("t0 talloc ts=0 place=mix:dh size=1\n", &p3, text, sizeof(text)) !=
+	          0);
+	KT_EQ(kprog_mix_place(KPROG_PLACE_MIX + 6, 0), KPROG_PLACE_DEV);
+	KT_EQ(kprog_mix_place(KPROG_PLACE_MIX + 6, 1), KPROG_PLACE_HOST);
+	KT_EQ(kprog_mix_place(KPROG_PLACE_MIX + 6, 2), KPROG_PLACE_VIRT);
+	KT_EQ(kprog_mix_place(KPROG_PLACE_MIX + 6, 3), KPROG_PLACE_DEV);
+	KT_EQ(kprog_mix_place(KPROG_PLACE_HOST, 5), KPROG_PLACE_HOST);
+}
+
 /* roundtrip-1.8: an access point names any release up to 1023, past a
  * long-lived thread's 32nd (an exec thread passes about 18 releases per
  * execution): the text form, the bytes (bits 8-9 of the release in bits
@@ -377,5 +418,6 @@ int main(void)
 	KT_CASE("roundtrip-1.9 access point from a release on", case_access_every);
 	KT_CASE("roundtrip-1.10 nrt_tracker: text, bytes, kind byte 0xf5", case_nrt_tracker);
 	KT_CASE("roundtrip-1.11 nrt_callback: names, bytes, kind byte 0xf4", case_nrt_callback);
+	KT_CASE("roundtrip-1.12 mixed tensor sets: names, bytes 0xe0..0xe7", case_mixed_sides);
 	KT_DONE();
 }

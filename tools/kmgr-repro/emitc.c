@@ -127,7 +127,9 @@ static void arg_out(emit_t *e, unsigned i, int fi, int v, bool *first)
 
 	fprintf(f, "%s", *first ? "" : ", ");
 	*first = false;
-	if (!strcmp(field, "in") || !strcmp(field, "out") || !strcmp(field, "place"))
+	if ((!strcmp(field, "in") || !strcmp(field, "out")) && v >= KPROG_PLACE_MIX)
+		fprintf(f, ".%s = KPROG_PLACE_MIX + %d", field, v - KPROG_PLACE_MIX);
+	else if (!strcmp(field, "in") || !strcmp(field, "out") || !strcmp(field, "place"))
 		fprintf(f, ".%s = KPROG_PLACE_%s", field, place(v));
 	else if (e->p->ops[i].kind == KOP_LOAD && !strcmp(field, "tmpl") && m < KPROG_NTMPL)
 		fprintf(f, ".model = %d /* %s */", m, kprog_template_name((unsigned)m));
