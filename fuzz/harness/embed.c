@@ -8,6 +8,10 @@
  * dropped), so that it stands alone and links libnrt only.  Add a file
  * the harness comes to need here and in fuzz/CMakeLists.txt's KPROG_SRC;
  * regression.h/.c (the tests' main) are only here.
+ * With KH_EMBED_LINKED (the build of the tests in corpus/regressions/ only) a test
+ * takes the headers alone and links this file compiled once as its own
+ * unit (kh_embed, tools/kmgr-repro/CMakeLists.txt): the same code, built
+ * once a preset instead of once a test.
  */
 /* the order is the amalgam's: declarations before their uses */
 /* clang-format off */
@@ -17,6 +21,7 @@
 #include "harness/harness.h"
 #include "harness/state.h"
 #include "harness/regression.h"
+#ifndef KH_EMBED_LINKED
 #include "oracle/model.c"
 #include "oracle/check.c"
 #include "oracle/values.c"
@@ -37,4 +42,5 @@
 #include "harness/harness.c"
 #include "prog/templates.c"
 #include "harness/regression.c"
+#endif
 /* clang-format on */
