@@ -119,15 +119,46 @@ jobs=${KMGR_JOBS:-2}
 presets=${KMGR_PRESETS:-asan tsan msan release}
 [ -n "${KMGR_SKIP_AFL:-}" ] || presets="$presets afl"
 
+# all_but DIR PHONY: what DIR's ninja "all" builds but PHONY (a folder's
+# "all"), as ninja targets: each folder's "all" on the way to PHONY is
+# opened into its own inputs, the others are kept whole.  Read from
+# DIR's build.ninja (after the configure, before the build).
+all_but() {
+	local dir=$1 skip=$2 t queue=(all)
+	while [ ${#queue[@]} -gt 0 ]; do
+		t=${queue[0]}
+		queue=("${queue[@]:1}")
+		if [ "$t" = "$skip" ]; then
+			continue
+		elif [ "$t" = all ] || case $skip in "${t%all}"*) true ;; *) false ;; esac then
+			mapfile -t -O "${#queue[@]}" queue < <(ninja -C "$dir" -t query "$t" |
+				awk '/^  input: phony$/ { on = 1; next } /^  outputs:$/ { on = 0 } on { print $1 }')
+		else
+			echo "$t"
+		fi
+	done
+}
+
 # build_cmd PRESET: sets cmd to the build of PRESET.  The afl preset builds
 # what it is for and what its tests run: every fuzz target (all ci/afl.sh
 # and the OSS-Fuzz build build) and the programs of its fuzz-regression
 # tests, not the 70-odd test and tool programs the other presets compile
 # with the same clang and warnings.
+# The tsan, msan and release presets build everything but the
+# examples/pthread/ programs, which only the asan preset's tests run (and
+# ci/pthread-eval.sh, on an asan tree): 32 steps of instrumented compiles
+# and libFuzzer links each (docs/bench-notes/2026-12-04-suite-time.md).
 build_cmd() {
 	local t fuzz tests
 	cmd=(cmake --build --preset "$1" -j "$jobs")
-	[ "$1" = afl ] || return 0
+	case $1 in
+	tsan | msan | release)
+		for t in $(all_but "build/$1" examples/pthread/all); do cmd+=(--target "$t"); done
+		return 0
+		;;
+	afl) ;;
+	*) return 0 ;;
+	esac
 	fuzz=$(kmgr_targets ' ') && tests=$(kmgr_test_targets build/afl fuzz-regression) || exit 1
 	for t in $fuzz; do cmd+=(--target "fuzz_$t"); done
 	for t in $tests; do cmd+=(--target "$t"); done
