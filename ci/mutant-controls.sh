@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/mutant-controls.sh [--preset P] [--only NAME[,NAME...]] [--jobs N] [--keep] [--help]
+# ci/mutant-controls.sh [--preset P] [--only NAME[,NAME...]] [--jobs N] [--keep] [--check] [--help]
 #
 # The mutants as negative controls: every mutants/*.patch must turn its
 # tests (mutants/CONTROLS) red.  In a copy of this tree (never in the
@@ -16,6 +16,10 @@
 #   --only LIST   only these patches (names without .patch)
 #   --jobs N      build parallelism (default $KMGR_JOBS or 2)
 #   --keep        keep the temporary tree and print where it is
+#   --check       no build: only that CONTROLS and mutants/ agree and that
+#                 every patch still applies to this tree (ctest
+#                 mutant_patches_apply: a change to lib/ that moves a
+#                 patch's context is caught the day it lands, not at night)
 #
 # Exit status: 0 every test red on its mutant, 1 a control failed, 2 usage.
 set -euo pipefail
@@ -29,7 +33,7 @@ die_usage() {
 }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-preset=asan only="" jobs=${KMGR_JOBS:-2} keep=0
+preset=asan only="" jobs=${KMGR_JOBS:-2} keep=0 check=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--preset | --only | --jobs) [ $# -ge 2 ] || die_usage "$1 needs a value" ;;&
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
 	--keep) keep=1 ;;
+	--check) check=1 ;;
 	-h | --help)
 		usage
 		exit 0
@@ -83,6 +88,17 @@ for p in "$src"/mutants/*.patch; do
 	fi
 done
 [ $bad -eq 0 ] || exit 1
+if [ $check = 1 ]; then
+	for p in "$src"/mutants/*.patch; do
+		if ! (cd "$src" && patch -p1 -s -f --dry-run <"$p" >/dev/null 2>&1); then
+			echo "mutant-controls: mutants/$(basename "$p") does not apply to this tree" >&2
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] || exit 1
+	echo "mutant-controls: ${#tests_of[@]} patches apply, CONTROLS and mutants/ agree"
+	exit 0
+fi
 if [ -n "$only" ]; then
 	sel=()
 	for n in ${only//,/ }; do
