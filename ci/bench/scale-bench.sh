@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/bench/scale-bench.sh [--seconds N] [--targets a,b] [--afl-target T] [--no-afl] [--help]
+# ci/bench/scale-bench.sh [--seconds N] [--rounds R] [--targets a,b] [--afl-target T] [--no-afl] [--help]
 # BENCHMARKS.md, "Every core": the paired ratios of issue 39 in one run.
 # For each target (default concurrent,api_nrt,api_seq), four libFuzzer
 # runs of N seconds (default 20), each the way ci/fuzz.sh runs a worker
@@ -13,6 +13,11 @@
 #   x2cpu  executions of 2 workers / 1 worker, free on 2 CPUs (goal >= 1.8)
 #   x1cpu  the same, everything pinned to one CPU (goal >= 0.95)
 #   pin    one worker pinned / free (goal 0.9 .. 1.1)
+# --rounds R (default 1) runs a target's four rows R times, one round
+# after the other, and prints each ratio's median over the rounds (and
+# its range): the same 20-s one-worker row moves by up to x1.3 between two
+# runs on a quiet machine (each run fuzzes other inputs), so one round's
+# ratio can miss a goal by noise alone.  AFL++'s rows run once.
 # cpu/wall above 1.0 for one worker would mean something beside the fuzz
 # loop runs on another CPU.  Wall-clock ratios need a quiet machine; the
 # CPU time an execution costs (us/exec, all workers' user+system time over
@@ -22,15 +27,16 @@
 # Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
 # AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
-secs=20 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1
+secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	--no-afl) afl=0; shift ;;
-	--seconds | --targets | --target | --afl-target)
+	--seconds | --rounds | --targets | --target | --afl-target)
 		[ $# -ge 2 ] || { echo "scale-bench: $1 needs a value" >&2; exit 2; }
 		case "$1" in
 		--seconds) secs=$2 ;;
+		--rounds) rounds=$2 ;;
 		--afl-target) aflt=$2 ;;
 		*) targets=$2 ;;
 		esac
@@ -40,6 +46,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 10 ] || { echo "scale-bench: --seconds N, N >= 10" >&2; exit 2; }
+[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 20 ] || { echo "scale-bench: --rounds R, 1 <= R <= 20" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
 [ "${#tlist[@]}" -gt 0 ] || { echo "scale-bench: --targets names none" >&2; exit 2; }
@@ -83,6 +90,14 @@ trap 'echo "scale-bench: interrupted" >&2; exit 130' INT
 trap 'echo "scale-bench: terminated" >&2; exit 143' TERM
 row() { printf '%-11s %-10s %7s %10s %8s %8s %-11s %6s\n' "$@"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "x%.2f", a / b; else printf "?" }'; }
+# rnum A B: A/B as a number (0 when B is 0); med X...: "xMEDIAN" of the
+# numbers, with "(min-max)" when there are several
+rnum() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "0" }'; }
+med() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		      printf "x%.2f", m; if (NR > 1) printf " (%.2f-%.2f)", v[1], v[NR] }'
+}
 
 # lf T NAME WORKERS PIN: one libFuzzer row; sets execs and us (CPU
 # microseconds an execution)
@@ -141,13 +156,19 @@ echo "scale-bench: $secs s a run, $(nproc) CPUs, $(git -C "$root" rev-parse --sh
 row target run workers execs exec/s us/exec cpu/wall cov
 summary=()
 for t in "${tlist[@]}"; do
-	lf "$t" free1 1 free; e_f1=$execs u_f1=$us
-	lf "$t" pin1 1 pin; e_p1=$execs u_p1=$us
-	lf "$t" free2 2 free; e_f2=$execs u_f2=$us
-	lf "$t" pin2 2 pin; e_p2=$execs
+	x2=() x1=() pn=() c2=() cp=()
+	for ((r = 1; r <= rounds; r++)); do
+		sfx=""
+		[ "$rounds" = 1 ] || sfx=.r$r
+		lf "$t" free1$sfx 1 free; e_f1=$execs u_f1=$us
+		lf "$t" pin1$sfx 1 pin; e_p1=$execs u_p1=$us
+		lf "$t" free2$sfx 2 free; e_f2=$execs u_f2=$us
+		lf "$t" pin2$sfx 2 pin; e_p2=$execs
+		x2+=("$(rnum "$e_f2" "$e_f1")") x1+=("$(rnum "$e_p2" "$e_p1")") pn+=("$(rnum "$e_p1" "$e_f1")")
+		c2+=("$(rnum "$u_f2" "$u_f1")") cp+=("$(rnum "$u_p1" "$u_f1")")
+	done
 	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)  cpu: 2w/1w %s, pin/free %s' "$t" \
-		"$(ratio "$e_f2" "$e_f1")" "$(ratio "$e_p2" "$e_p1")" "$(ratio "$e_p1" "$e_f1")" \
-		"$(ratio "$u_f2" "$u_f1")" "$(ratio "$u_p1" "$u_f1")")")
+		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")" "$(med "${c2[@]}")" "$(med "${cp[@]}")")")
 done
 if [ "$afl" = 1 ]; then
 	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
@@ -160,5 +181,5 @@ if [ "$afl" = 1 ]; then
 	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)' "AFL++ $aflt" \
 		"$(ratio "$a_f2" "$a_f1")" "$(ratio "$a_p2" "$a_p1")" "$(ratio "$a_p1" "$a_f1")")")
 fi
-echo "ratios (total executions, paired rows of this run):"
+echo "ratios (total executions, paired rows of this run$([ "$rounds" = 1 ] || echo "; libFuzzer: median of $rounds rounds, range")):"
 printf '  %s\n' "${summary[@]}"
