@@ -22,6 +22,27 @@ static uint8_t next_byte(void)
 	return (uint8_t)(lcg >> 56);
 }
 
+/* One hand-written program both ways: src parses into p1, its printed form
+ * (text2) holds want (consecutive lines) and parses back to p1, and its
+ * bytes (buf, the length returned) decode to p1 in p3.  The cases check
+ * p1's fields and buf's bytes after it. */
+static size_t roundtrip_both_ways(const char *src, const char *want)
+{
+	size_t n;
+
+	KT_EQ(kprog_parse(src, &p1, text, sizeof(text)), 0);
+	kprog_print(&p1, text2, sizeof(text2));
+	if (strstr(text2, want) == NULL)
+		KT_FAIL("printed form lacks\n%s\nin\n%s", want, text2);
+	KT_EQ(kprog_parse(text2, &p2, text, sizeof(text)), 0);
+	KT_ASSERT(kprog_equal(&p1, &p2));
+	n = kprog_encode(&p1, buf, sizeof(buf));
+	KT_ASSERT(n <= sizeof(buf));
+	kprog_decode(buf, n, &p3);
+	KT_ASSERT(kprog_equal(&p1, &p3));
+	return n;
+}
+
 /* roundtrip-1.1: every byte string of every length decodes to an in-range
  * program, and encode(decode(b)) decodes to the same program. */
 static void case_decode_total(void)
@@ -238,23 +259,14 @@ static void case_nrt_tracker(void)
 	static const char prog[] = "config mode=sync nc=2 qdepth=4 threads=2\n"
 	                           "t0 nrt_load slot=1 model=0 start=-1 count=-1\n"
 	                           "t1 nrt_tracker slot=1 in=host out=dev bogus=1\n";
-	size_t n;
 
-	KT_EQ(kprog_parse(prog, &p1, text, sizeof(text)), 0);
+	roundtrip_both_ways(prog, "t1 nrt_tracker slot=1 in=host out=dev bogus=1\n");
 	KT_EQ(p1.ops[1].kind, KOP_NRT_TRACKER);
 	KT_EQ(p1.ops[1].a[0], 1);
 	KT_EQ(p1.ops[1].a[1], KPROG_PLACE_HOST);
 	KT_EQ(p1.ops[1].a[2], KPROG_PLACE_DEV);
 	KT_EQ(p1.ops[1].a[3], 1);
-	kprog_print(&p1, text2, sizeof(text2));
-	KT_ASSERT(strstr(text2, "t1 nrt_tracker slot=1 in=host out=dev bogus=1\n") != NULL);
-	KT_EQ(kprog_parse(text2, &p2, text, sizeof(text)), 0);
-	KT_ASSERT(kprog_equal(&p1, &p2));
-	n = kprog_encode(&p1, buf, sizeof(buf));
-	KT_ASSERT(n <= sizeof(buf));
 	KT_EQ(buf[KPROG_HEADER_BYTES + KPROG_OP_BYTES], 0xf5);
-	kprog_decode(buf, n, &p3);
-	KT_ASSERT(kprog_equal(&p1, &p3));
 	KT_ASSERT(kprog_parse("t0 nrt_tracker slot=0 in=dev out=dev bogus=2\n", &p3, text,
 	                      sizeof(text)) != 0);
 }
@@ -268,22 +280,13 @@ static void case_nrt_callback(void)
 	static const char prog[] = "config mode=async nc=2 qdepth=4 threads=2\n"
 	                           "t1 nrt_callback cb=null\n"
 	                           "t0 nrt_callback cb=1\n";
-	size_t n;
 
-	KT_EQ(kprog_parse(prog, &p1, text, sizeof(text)), 0);
+	roundtrip_both_ways(prog, "t1 nrt_callback cb=null\nt0 nrt_callback cb=b\n");
 	KT_EQ(p1.ops[0].kind, KOP_NRT_CALLBACK);
 	KT_EQ(p1.ops[0].a[1], 2);
 	KT_EQ(p1.ops[1].a[1], 1);
-	kprog_print(&p1, text2, sizeof(text2));
-	KT_ASSERT(strstr(text2, "t1 nrt_callback cb=null\nt0 nrt_callback cb=b\n") != NULL);
-	KT_EQ(kprog_parse(text2, &p2, text, sizeof(text)), 0);
-	KT_ASSERT(kprog_equal(&p1, &p2));
-	n = kprog_encode(&p1, buf, sizeof(buf));
-	KT_ASSERT(n <= sizeof(buf));
 	KT_EQ(buf[KPROG_HEADER_BYTES], 0xf4);
 	KT_EQ(buf[KPROG_HEADER_BYTES + 3], 2);
-	kprog_decode(buf, n, &p3);
-	KT_ASSERT(kprog_equal(&p1, &p3));
 	KT_ASSERT(kprog_parse("t0 nrt_callback cb=3\n", &p3, text, sizeof(text)) != 0);
 	KT_ASSERT(kprog_parse("t0 nrt_callback cb=c\n", &p3, text, sizeof(text)) != 0);
 }
@@ -300,20 +303,13 @@ static void case_mixed_sides(void)
 	                           "t0 nrt_schedule slot=0 in=dev out=mix:hv\n";
 	uint8_t op[KPROG_HEADER_BYTES + KPROG_OP_BYTES] = {0, 0, 0,    1,    KOP_EXEC,
 	                                                   0, 0, 0xeb, 0xdf, 0};
-	size_t n;
 
-	KT_EQ(kprog_parse(prog, &p1, text, sizeof(text)), 0);
+	roundtrip_both_ways(prog, "t0 exec slot=1 in=mix:dh out=mix:vhd repeat=2\n"
+	                          "t0 nrt_schedule slot=0 in=dev out=mix:hv\n");
 	KT_EQ(p1.ops[0].a[1], KPROG_PLACE_MIX);
 	KT_EQ(p1.ops[0].a[2], KPROG_PLACE_MIX + 7);
-	kprog_print(&p1, text2, sizeof(text2));
-	KT_ASSERT(strstr(text2, "t0 exec slot=1 in=mix:dh out=mix:vhd repeat=2\n") != NULL);
-	KT_ASSERT(strstr(text2, "t0 nrt_schedule slot=0 in=dev out=mix:hv\n") != NULL);
-	n = kprog_encode(&p1, buf, sizeof(buf));
-	KT_ASSERT(n <= sizeof(buf));
 	KT_EQ(buf[KPROG_HEADER_BYTES + 3], 0xe0);
 	KT_EQ(buf[KPROG_HEADER_BYTES + 4], 0xe7);
-	kprog_decode(buf, n, &p2);
-	KT_ASSERT(kprog_equal(&p1, &p2));
 	kprog_decode(op, sizeof(op), &p3);
 	KT_EQ(p3.ops[0].a[1], KPROG_PLACE_MISSING);
 	KT_EQ(p3.ops[0].a[2], KPROG_PLACE_MISSING);
@@ -343,22 +339,15 @@ static void case_access_wide(void)
 	                          "access t0:7+1\n"
 	                          "t0 load slot=0 tmpl=0 start=-1 count=-1\n";
 	uint8_t old[KPROG_HEADER_BYTES + 2] = {1u << 5, 0, 0, 0, 1 | 2 << 3, 17};
-	size_t n;
+	size_t n = roundtrip_both_ways(src, "access t1:40+2\naccess t2:511+8\n");
 
-	KT_EQ(kprog_parse(src, &p1, text, sizeof(text)), 0);
 	KT_EQ(p1.nap, 3);
 	KT_EQ(p1.ap[0].point, 40);
 	KT_EQ(p1.ap[1].point, 511);
-	n = kprog_encode(&p1, buf, sizeof(buf));
 	KT_EQ(buf[n - 6], 1 | 1 << 3);
 	KT_EQ(buf[n - 5], 40);
 	KT_EQ(buf[n - 4], 2 | 7 << 3 | 1 << 6);
 	KT_EQ(buf[n - 3], 0xff);
-	kprog_decode(buf, n, &p2);
-	KT_ASSERT(kprog_equal(&p1, &p2));
-	kprog_print(&p2, text2, sizeof(text2));
-	KT_ASSERT(strstr(text2, "access t1:40+2\n") != NULL);
-	KT_ASSERT(strstr(text2, "access t2:511+8\n") != NULL);
 	KT_ASSERT(kprog_parse("access t1:512+1\n", &p3, text, sizeof(text)) != 0);
 	kprog_decode(old, sizeof(old), &p3);
 	KT_EQ(p3.nap, 1);
@@ -378,23 +367,16 @@ static void case_access_every(void)
 	                          "access t0:5+1\n"
 	                          "t0 load slot=0 tmpl=0 start=-1 count=-1\n";
 	uint8_t raw[KPROG_HEADER_BYTES + 2] = {1u << 5, 0, 0, 0, 3 | 0 << 3 | 1 << 7, 9};
-	size_t n;
+	size_t n = roundtrip_both_ways(src, "access t1:300..+2\naccess t0:5+1\n");
 
-	KT_EQ(kprog_parse(src, &p1, text, sizeof(text)), 0);
 	KT_EQ(p1.nap, 2);
 	KT_ASSERT(p1.ap[0].every);
 	KT_ASSERT(!p1.ap[1].every);
 	KT_EQ(p1.ap[0].point, 300);
-	n = kprog_encode(&p1, buf, sizeof(buf));
 	KT_EQ(buf[n - 4], 1 | 1 << 3 | 1 << 6 | 1 << 7);
 	KT_EQ(buf[n - 3], 300 & 0xff);
-	kprog_decode(buf, n, &p2);
-	KT_ASSERT(kprog_equal(&p1, &p2));
-	p2.ap[0].every = false;
-	KT_ASSERT(!kprog_equal(&p1, &p2));
-	kprog_print(&p1, text2, sizeof(text2));
-	KT_ASSERT(strstr(text2, "access t1:300..+2\n") != NULL);
-	KT_ASSERT(strstr(text2, "access t0:5+1\n") != NULL);
+	p3.ap[0].every = false;
+	KT_ASSERT(!kprog_equal(&p1, &p3));
 	KT_ASSERT(kprog_parse("access t1:..+1\n", &p3, text, sizeof(text)) != 0);
 	KT_ASSERT(kprog_parse("access t1:3.+1\n", &p3, text, sizeof(text)) != 0);
 	kprog_decode(raw, sizeof(raw), &p3);
