@@ -143,13 +143,34 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
 	kh_pend_put(pe);
 }
 
+/* nrta_execute_schedule of pe's sets on s's handle with tracker t (NULL:
+ * the runtime's anonymous one), its status checked as name against the
+ * faults fired since fired0; true when it was scheduled, pe then marked
+ * so. */
+static bool kh_schedule_checked(unsigned op, const char *name, const kh_args_t *a,
+                                const kh_slot_t *s, kh_pend_t *pe, nrta_error_tracker_t *t,
+                                uint64_t fired0)
+{
+	uint64_t t0 = oracle_tick();
+	NRT_STATUS rc = nrta_execute_schedule(s->m, pe->b.in, pe->b.out, 0, t, &pe->seq);
+
+	if (!kh_nrt_end(op, name, ORACLE_READ, s->id, t0, rc,
+	                oracle_predict_exec(s->io, kh_place(a->in, s->io->n_in),
+	                                    kh_place(a->out, s->io->n_out), true),
+	                fired0) ||
+	    rc)
+		return false;
+	pe->op = op;
+	pe->sched = true;
+	return true;
+}
+
 /* nrta_execute_schedule on the handle: as kh_schedule, off in implicit
  * async runs unless async_mix. */
 void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 {
-	uint64_t fired0 = kfault_fired(), t0;
+	uint64_t fired0 = kfault_fired();
 	kh_pend_t *pe;
-	NRT_STATUS rc;
 	kh_slot_t s;
 
 	if (kh_state.c->async && !kh_state.c->async_mix)
@@ -157,18 +178,10 @@ void kh_nrt_schedule(unsigned op, unsigned thread, const kh_args_t *a)
 	if (!kh_get_runnable((unsigned)a->slot, &s) || !s.m ||
 	    !(pe = kh_pend_build(&s, op, a->in, a->out)))
 		return;
-	t0 = oracle_tick();
-	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, NULL, &pe->seq);
-	if (!kh_nrt_end(op, "nrt_schedule", ORACLE_READ, s.id, t0, rc,
-	                oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in),
-	                                    kh_place(a->out, s.io->n_out), true),
-	                fired0) ||
-	    rc) {
+	if (!kh_schedule_checked(op, "nrt_schedule", a, &s, pe, NULL, fired0)) {
 		kh_pend_put(pe);
 		return;
 	}
-	pe->op = op;
-	pe->sched = true;
 	pe->unchecked = true; /* the status went to the anonymous tracker */
 	if (kh_state.nseq[thread] < KH_MAX_SEQS)
 		kh_state.seqs[thread][kh_state.nseq[thread]++] = pe->seq;
@@ -216,20 +229,11 @@ void kh_nrt_tracker(unsigned op, unsigned thread, const kh_args_t *a)
 		nrta_error_tracker_destroy(t);
 		return;
 	}
-	fired0 = kfault_fired();
-	t0 = oracle_tick();
-	rc = nrta_execute_schedule(s.m, pe->b.in, pe->b.out, 0, t, &pe->seq);
-	if (!kh_nrt_end(op, "nrt_tracker_schedule", ORACLE_READ, s.id, t0, rc,
-	                oracle_predict_exec(s.io, kh_place(a->in, s.io->n_in),
-	                                    kh_place(a->out, s.io->n_out), true),
-	                fired0) ||
-	    rc) {
+	if (!kh_schedule_checked(op, "nrt_tracker_schedule", a, &s, pe, t, kfault_fired())) {
 		nrta_error_tracker_destroy(t);
 		kh_pend_put(pe);
 		return;
 	}
-	pe->op = op;
-	pe->sched = true;
 	pe->tracker = t;
 	pe->model = s.id;
 	/* another thread may unload the model or close under it */
