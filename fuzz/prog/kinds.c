@@ -9,24 +9,24 @@
 
 #define SLOT                                                                                       \
 	{                                                                                          \
-		"slot", 0, KPROG_SLOTS - 1                                                         \
+		"slot", 0, KPROG_SLOTS - 1, false                                                  \
 	}
 #define TSLOT                                                                                      \
 	{                                                                                          \
-		"ts", 0, KPROG_TSLOTS - 1                                                          \
+		"ts", 0, KPROG_TSLOTS - 1, false                                                   \
 	}
 #define PLACE(n)                                                                                   \
 	{                                                                                          \
-		n, 0, KPROG_PLACE__N - 1                                                           \
+		n, 0, KPROG_PLACE__N - 1, false                                                    \
 	}
 /* an execution's side: the four placements and the mixes */
 #define SIDE(n)                                                                                    \
 	{                                                                                          \
-		n, 0, KPROG_PLACE_MIX + KPROG_PLACE_MIXES - 1                                      \
+		n, 0, KPROG_PLACE_MIX + KPROG_PLACE_MIXES - 1, true                                \
 	}
 #define NONE                                                                                       \
 	{                                                                                          \
-		NULL, 0, 0                                                                         \
+		NULL, 0, 0, false                                                                  \
 	}
 
 #define KPROG_NAME(id, name)  name,
@@ -42,41 +42,57 @@ static const char *const cb_idents[] = {KPROG_NRT_CALLBACK_WHATS(KPROG_IDENT)};
 static const kprog_kind_info_t kinds[KOP__COUNT] = {
     [KOP_LOAD] = {"load",
                   true,
-                  {SLOT, {"tmpl", 0, KPROG_TMPL_INLINE}, {"start", -1, 7}, {"count", -1, 8}}},
+                  {SLOT,
+                   {"tmpl", 0, KPROG_TMPL_INLINE, false},
+                   {"start", -1, 7, false},
+                   {"count", -1, 8, false}}},
     [KOP_UNLOAD] = {"unload", true, {SLOT, NONE, NONE, NONE}},
     [KOP_UNLOAD_ALL] = {"unload_all", false, {NONE, NONE, NONE, NONE}},
-    [KOP_EXEC] = {"exec", true, {SLOT, SIDE("in"), SIDE("out"), {"repeat", 1, 4}}},
-    [KOP_SCHEDULE] = {"schedule", true, {SLOT, SIDE("in"), SIDE("out"), {"queue", 0, 1}}},
-    [KOP_IS_COMPLETED] = {"is_completed", false, {{"which", 0, 7}, {"bogus", 0, 1}, NONE, NONE}},
-    [KOP_GET_SEQUENCE] = {"get_sequence",
+    [KOP_EXEC] = {"exec", true, {SLOT, SIDE("in"), SIDE("out"), {"repeat", 1, 4, false}}},
+    [KOP_SCHEDULE] = {"schedule", true, {SLOT, SIDE("in"), SIDE("out"), {"queue", 0, 1, false}}},
+    [KOP_IS_COMPLETED] = {"is_completed",
                           false,
-                          {{"lnc", 0, 8}, {"xu", 0, 5}, {"queue", 0, 1}, NONE}},
-    [KOP_TENSOR_INFO] = {"tensor_info", true, {SLOT, {"index", 0, 7}, NONE, NONE}},
-    [KOP_IS_VALID_IFMAP] = {"is_valid_ifmap", true, {SLOT, {"name", 0, 7}, NONE, NONE}},
-    [KOP_IFMAP_COUNT] = {"ifmap_count", true, {SLOT, {"io", 0, 1}, NONE, NONE}},
-    [KOP_SET_PROFILING] = {"set_profiling", true, {SLOT, {"on", 0, 1}, {"mac", 0, 1}, NONE}},
-    [KOP_STALE] = {"stale", true, {SLOT, {"what", 0, 8}, NONE, NONE}},
-    [KOP_FAULT] = {"fault", false, {{"site", 0, 255}, {"nth", 1, 16}, NONE, NONE}},
-    [KOP_TALLOC] = {"talloc", false, {TSLOT, PLACE("place"), {"size", 0, 3}, NONE}},
+                          {{"which", 0, 7, false}, {"bogus", 0, 1, false}, NONE, NONE}},
+    [KOP_GET_SEQUENCE] =
+        {"get_sequence",
+         false,
+         {{"lnc", 0, 8, false}, {"xu", 0, 5, false}, {"queue", 0, 1, false}, NONE}},
+    [KOP_TENSOR_INFO] = {"tensor_info", true, {SLOT, {"index", 0, 7, false}, NONE, NONE}},
+    [KOP_IS_VALID_IFMAP] = {"is_valid_ifmap", true, {SLOT, {"name", 0, 7, false}, NONE, NONE}},
+    [KOP_IFMAP_COUNT] = {"ifmap_count", true, {SLOT, {"io", 0, 1, false}, NONE, NONE}},
+    [KOP_SET_PROFILING] = {"set_profiling",
+                           true,
+                           {SLOT, {"on", 0, 1, false}, {"mac", 0, 1, false}, NONE}},
+    [KOP_STALE] = {"stale", true, {SLOT, {"what", 0, 8, false}, NONE, NONE}},
+    [KOP_FAULT] = {"fault", false, {{"site", 0, 255, false}, {"nth", 1, 16, false}, NONE, NONE}},
+    [KOP_TALLOC] = {"talloc", false, {TSLOT, PLACE("place"), {"size", 0, 3, false}, NONE}},
     [KOP_TFREE] = {"tfree", false, {TSLOT, NONE, NONE, NONE}},
-    [KOP_TWRITE] = {"twrite", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
-    [KOP_TREAD] = {"tread", false, {TSLOT, {"off", 0, 7}, {"len", 0, 3}, NONE}},
-    [KOP_BADARGS] = {"badargs", true, {SLOT, {"what", 0, 9}, NONE, NONE}},
+    [KOP_TWRITE] = {"twrite", false, {TSLOT, {"off", 0, 7, false}, {"len", 0, 3, false}, NONE}},
+    [KOP_TREAD] = {"tread", false, {TSLOT, {"off", 0, 7, false}, {"len", 0, 3, false}, NONE}},
+    [KOP_BADARGS] = {"badargs", true, {SLOT, {"what", 0, 9, false}, NONE, NONE}},
     [KOP_NC_INFO] = {"nc_info", true, {SLOT, NONE, NONE, NONE}},
     [KOP_NRT_LOAD] = {"nrt_load",
                       true,
-                      {SLOT, {"model", 0, KPROG_NTMPL - 1}, {"start", -1, 7}, {"count", -1, 8}}},
-    [KOP_NRT_UNLOAD] = {"nrt_unload", true, {SLOT, {"old", 0, 1}, NONE, NONE}},
-    [KOP_NRT_EXEC] = {"nrt_exec", true, {SLOT, SIDE("in"), SIDE("out"), {"repeat", 1, 4}}},
-    [KOP_NRT_META] = {"nrt_meta", true, {SLOT, {"what", 0, 5}, {"old", 0, 1}, NONE}},
+                      {SLOT,
+                       {"model", 0, KPROG_NTMPL - 1, false},
+                       {"start", -1, 7, false},
+                       {"count", -1, 8, false}}},
+    [KOP_NRT_UNLOAD] = {"nrt_unload", true, {SLOT, {"old", 0, 1, false}, NONE, NONE}},
+    [KOP_NRT_EXEC] = {"nrt_exec", true, {SLOT, SIDE("in"), SIDE("out"), {"repeat", 1, 4, false}}},
+    [KOP_NRT_META] = {"nrt_meta", true, {SLOT, {"what", 0, 5, false}, {"old", 0, 1, false}, NONE}},
     [KOP_NRT_SCHEDULE] = {"nrt_schedule", true, {SLOT, SIDE("in"), SIDE("out"), NONE}},
     [KOP_NRT_CLOSE] = {"nrt_close", false, {NONE, NONE, NONE, NONE}},
     [KOP_NRT_INIT] = {"nrt_init",
                       false,
-                      {{"fw", 0, 5}, {"visible", 0, 12}, {"core", 0, 15}, {"inflight", 0, 4}}},
-    [KOP_NRT_TRACKER] = {"nrt_tracker", true, {SLOT, SIDE("in"), SIDE("out"), {"bogus", 0, 1}}},
+                      {{"fw", 0, 5, false},
+                       {"visible", 0, 12, false},
+                       {"core", 0, 15, false},
+                       {"inflight", 0, 4, false}}},
+    [KOP_NRT_TRACKER] = {"nrt_tracker",
+                         true,
+                         {SLOT, SIDE("in"), SIDE("out"), {"bogus", 0, 1, false}}},
     /* field 1, as every selector (a0 unused): the callback, by name */
-    [KOP_NRT_CALLBACK] = {"nrt_callback", false, {NONE, {"cb", 0, 2}, NONE, NONE}},
+    [KOP_NRT_CALLBACK] = {"nrt_callback", false, {NONE, {"cb", 0, 2, false}, NONE, NONE}},
 };
 
 /* A new kind cannot take b % KOP__COUNT: every byte value already names a

@@ -43,7 +43,7 @@ const char *kprog_place_name(int v)
 
 bool kprog_is_side_field(const kprog_field_t *f)
 {
-	return f->name && kprog_is_place_field(f->name) && f->max >= KPROG_PLACE_MIX;
+	return f->side;
 }
 
 bool kprog_is_place_field(const char *field)
