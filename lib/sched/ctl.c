@@ -73,11 +73,6 @@ void ks__tsan_release(const void *addr)
 #endif
 }
 
-bool ks__failed(void)
-{
-	return atomic_load_explicit(&ks__g.failed, memory_order_relaxed) != KS_OK;
-}
-
 /* ---- the baton ---------------------------------------------------------- */
 
 void ks__baton_give(struct ks_lthread *t)
@@ -118,14 +113,14 @@ static bool wake_sleepers(void)
 	uint64_t earliest = UINT64_MAX;
 
 	for (int i = 0; i < ks__g.nthreads; i++)
-		if (tstate(&ks__g.thr[i]) == KS_T_SLEEPING && ks__g.thr[i].wake_ns < earliest)
+		if (tstate_at(i) == KS_T_SLEEPING && ks__g.thr[i].wake_ns < earliest)
 			earliest = ks__g.thr[i].wake_ns;
 	if (earliest == UINT64_MAX)
 		return false;
 	if (earliest > atomic_load_explicit(&ks__g.vtime, memory_order_relaxed))
 		atomic_store_explicit(&ks__g.vtime, earliest, memory_order_relaxed);
 	for (int i = 0; i < ks__g.nthreads; i++)
-		if (tstate(&ks__g.thr[i]) == KS_T_SLEEPING && ks__g.thr[i].wake_ns <= earliest)
+		if (tstate_at(i) == KS_T_SLEEPING && ks__g.thr[i].wake_ns <= earliest)
 			set_tstate(&ks__g.thr[i], KS_T_RUNNABLE);
 	return true;
 }
@@ -144,13 +139,10 @@ static int candidates(const struct ks_lthread *self, struct ks_lthread **cand)
 	/* j wraps by a compare, not a modulo: a division per slot per step
 	 * was a fifth of every scheduling point */
 	for (int i = skip; i < ks__g.nthreads; i++, j++) {
-		struct ks_lthread *t;
-
 		if (j >= ks__g.nthreads)
 			j -= ks__g.nthreads;
-		t = &ks__g.thr[j];
-		if (tstate(t) == KS_T_RUNNABLE)
-			cand[n++] = t;
+		if (tstate_at(j) == KS_T_RUNNABLE)
+			cand[n++] = &ks__g.thr[j];
 	}
 	if (self->yielding && tstate(self) == KS_T_RUNNABLE)
 		cand[n++] = (struct ks_lthread *)self;
@@ -216,7 +208,7 @@ static struct ks_lthread *pick_next(struct ks_lthread *self)
  * string literal, and hashing its ~40 bytes at every step was a tenth of a
  * fuzz run.  The address is only a cache key; the value depends on the text
  * alone, so step hashes stay equal across processes. */
-static uint64_t site_hash(const char *site)
+uint64_t ks__site_hash(const char *site)
 {
 	static struct {
 		const char *site;
@@ -244,7 +236,7 @@ static void hash_step(const struct ks_lthread *t, const char *site)
 	uint64_t h = ks__g.step_hash;
 
 	h = (h ^ (uint64_t)(t->id + 1)) * FNV_PRIME;
-	h = (h ^ site_hash(site)) * FNV_PRIME;
+	h = (h ^ ks__site_hash(site)) * FNV_PRIME;
 	ks__g.step_hash = h;
 }
 
@@ -291,15 +283,18 @@ static void wake(struct ks_lthread *t)
 	set_tstate(t, KS_T_RUNNABLE);
 }
 
-static bool waits_on(const struct ks_lthread *t, enum ks_wait kind, const void *obj)
+/* thr[i] waits for (kind, obj): its state byte first, so the scan of a
+ * wake touches the slot of a blocked thread only */
+static bool waits_on(int i, enum ks_wait kind, const void *obj)
 {
-	return tstate(t) == KS_T_BLOCKED && t->wait_kind == kind && t->wait_obj == obj;
+	return tstate_at(i) == KS_T_BLOCKED && ks__g.thr[i].wait_kind == kind &&
+	       ks__g.thr[i].wait_obj == obj;
 }
 
 void ks__wake_all(enum ks_wait kind, const void *obj)
 {
 	for (int i = 0; i < ks__g.nthreads; i++)
-		if (waits_on(&ks__g.thr[i], kind, obj))
+		if (waits_on(i, kind, obj))
 			wake(&ks__g.thr[i]);
 }
 
@@ -311,7 +306,7 @@ void ks__wake_first(enum ks_wait kind, const void *obj)
 	for (int i = 0; i < ks__g.nthreads; i++) {
 		struct ks_lthread *t = &ks__g.thr[i];
 
-		if (waits_on(t, kind, obj) && (!first || t->wait_order < first->wait_order))
+		if (waits_on(i, kind, obj) && (!first || t->wait_order < first->wait_order))
 			first = t;
 	}
 	if (first)

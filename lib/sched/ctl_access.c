@@ -43,13 +43,15 @@
 /* How far above the current frame the stack is taken to reach. */
 #define KS_STACK_WINDOW (256u * 1024u)
 
+_Atomic uint32_t ks__mem_watch;
+
 void ks__ap_set(struct ks_lthread *t, uint32_t k)
 {
-	uint32_t n = atomic_load_explicit(&ks__g.ap_armed, memory_order_relaxed);
-
-	/* under the baton: one thread at a time, a load and a store suffice */
-	n = n + (k != 0) - (t->ap_k != 0);
-	atomic_store_explicit(&ks__g.ap_armed, n, memory_order_relaxed);
+	/* the count changes only when a point is armed or disarmed */
+	if (k && !t->ap_k)
+		atomic_fetch_add_explicit(&ks__mem_watch, 1, memory_order_relaxed);
+	else if (!k && t->ap_k)
+		atomic_fetch_sub_explicit(&ks__mem_watch, 1, memory_order_relaxed);
 	t->ap_k = k;
 }
 
@@ -121,8 +123,7 @@ int ks__access_sleepers(const struct ks_lthread *self, struct ks_lthread **cand,
 	for (int i = 0; i < ks__g.nthreads; i++, j++) {
 		if (j >= ks__g.nthreads)
 			j -= ks__g.nthreads;
-		if (atomic_load_explicit(&ks__g.thr[j].state, memory_order_relaxed) ==
-		    KS_T_SLEEPING)
+		if (tstate_at(j) == KS_T_SLEEPING)
 			cand[n++] = &ks__g.thr[j];
 	}
 	return n;
@@ -131,11 +132,11 @@ int ks__access_sleepers(const struct ks_lthread *self, struct ks_lthread **cand,
 /* A sleeper chosen at an access point: its sleep ends now. */
 void ks__access_chosen(struct ks_lthread *t)
 {
-	if (atomic_load_explicit(&t->state, memory_order_relaxed) != KS_T_SLEEPING)
+	if (tstate(t) != KS_T_SLEEPING)
 		return;
 	if (t->wake_ns > atomic_load_explicit(&ks__g.vtime, memory_order_relaxed))
 		atomic_store_explicit(&ks__g.vtime, t->wake_ns, memory_order_relaxed);
-	atomic_store_explicit(&t->state, KS_T_RUNNABLE, memory_order_relaxed);
+	set_tstate(t, KS_T_RUNNABLE);
 }
 
 /* ---- memory access points ---------------------------------------------- */
@@ -159,8 +160,12 @@ __attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t ks_a
 
 static void ks_ap_feedback_note(const struct ks_lthread *t, uint32_t k)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)t->release_site * 0x9E3779B97F4A7C15ull) ^
-	             ((uint64_t)k << 8 | t->ap_chose);
+	/* the site's text, not its address: under ASLR the address moves
+	 * with every process, and with it which counters two windows share,
+	 * so the same input had other features in each run (and a fuzzing
+	 * run with a fixed -seed went elsewhere every time) */
+	uint64_t s = t->release_site ? ks__site_hash(t->release_site) : 0;
+	uint64_t h = (s * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 8 | t->ap_chose);
 
 	h *= 0xff51afd7ed558ccdull;
 	if (ks_ap_feedback[h >> 52] < 255)
@@ -182,7 +187,7 @@ __attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void 
 	struct ks_lthread *t = ks__tl_self;
 	uintptr_t a = (uintptr_t)addr, fp = (uintptr_t)__builtin_frame_address(0);
 
-	if (!t || a - fp < KS_STACK_WINDOW)
+	if (!ks_controlled() || !t || a - fp < KS_STACK_WINDOW)
 		return;
 	/* counted only when the detector is on (kpt): the fuzz targets' code
 	 * under test makes a store per access fewer */
@@ -209,13 +214,13 @@ __attribute__((no_sanitize("thread"))) static void ks_ctl_mem_access(const void 
 }
 
 /* Is there anything for an access to do?  Only while some thread has an
- * access point armed (ap_armed) or the spin detector counts: the code
- * under test makes thousands of accesses a run, most of them with neither
- * (ks_ctl_mem_access alone was 3.6% of a concurrent fuzz run). */
+ * access point armed or the spin detector counts (ks__mem_watch): the
+ * code under test makes thousands of accesses a run, most of them with
+ * neither (ks_ctl_mem_access alone was 3.6% of a concurrent fuzz run).
+ * Outside a controlled run ks_ctl_mem_access returns at once. */
 __attribute__((no_sanitize("thread"))) static inline bool ks_mem_watched(void)
 {
-	return ks_controlled() &&
-	       (atomic_load_explicit(&ks__g.ap_armed, memory_order_relaxed) || ks__spin_detect);
+	return KS_UNLIKELY(atomic_load_explicit(&ks__mem_watch, memory_order_relaxed) != 0);
 }
 
 /* The callbacks clang calls before each instrumented load and store.

@@ -49,8 +49,7 @@ enum ks_wait {
 struct ks_lthread {
 	int id;
 	char name[32];
-	_Atomic int state; /* enum ks_tstate */
-	_Atomic int go;    /* the baton: 1 = run, futex word */
+	_Atomic int go; /* the baton: 1 = run, futex word */
 	enum ks_wait wait_kind;
 	const void *wait_obj;
 	const char *site; /* last scheduling point, or where it waits */
@@ -103,10 +102,11 @@ struct ks_sched {
 	int64_t pct_floor;
 	bool trace_truncated;
 	bool access_points; /* cfg.access_points or KMGR_SCHED_ACCESS_POINTS=1 */
-	/* threads whose ap_k is set (ks__ap_set): while none is, a memory
-	 * access has nothing to count and its callback returns at once */
-	_Atomic uint32_t ap_armed;
 	size_t ntrace;
+	/* thr[i]'s state (enum ks_tstate), here and not in the slot: every
+	 * scheduling point scans the states for candidates, and one line of
+	 * bytes is cheaper than a 400-byte slot (jmp_buf) a thread */
+	_Atomic uint8_t tst[KS_CTL_MAX_THREADS];
 	struct ks_lthread thr[KS_CTL_MAX_THREADS];
 };
 
@@ -116,20 +116,35 @@ extern uint8_t ks__trace[KS_CTL_TRACE_MAX];
  * fiber is switched in); NULL outside a run. */
 extern _Thread_local struct ks_lthread *ks__tl_self;
 
+static inline int tstate_at(int i)
+{
+	return atomic_load_explicit(&ks__g.tst[i], memory_order_relaxed);
+}
+
+/* By the slot's place, not t->id: a candidate's state must not cost a
+ * load of its slot */
 static inline int tstate(const struct ks_lthread *t)
 {
-	return atomic_load_explicit(&t->state, memory_order_relaxed);
+	return tstate_at((int)(t - ks__g.thr));
 }
 
 static inline void set_tstate(struct ks_lthread *t, int s)
 {
-	atomic_store_explicit(&t->state, s, memory_order_relaxed);
+	atomic_store_explicit(&ks__g.tst[t - ks__g.thr], (uint8_t)s, memory_order_relaxed);
 }
 
 /* At each scheduling point of t (ctl.c): if it is a release, count it
  * and arm the access point cfg.ap asks for after it (ctl_access.c). */
 void ks__ap_on_point(struct ks_lthread *t);
-/* Set t->ap_k, keeping ks__g.ap_armed the count of threads with one. */
+/* Is there anything for a memory access to do?  Bit 31: the spin
+ * detector counts (ks_ctl_spin_detect); below it, the threads of this run
+ * with an access point armed (ks__ap_set; ks_ctl_begin zeroes them).  One
+ * word, so the load and store callbacks test one load while it is 0:
+ * the code under test makes thousands of accesses a run, most with
+ * neither. */
+#define KS_WATCH_SPIN (1u << 31)
+extern _Atomic uint32_t ks__mem_watch;
+/* Set t->ap_k, keeping ks__mem_watch's count of threads with one. */
 void ks__ap_set(struct ks_lthread *t, uint32_t k);
 /* ctl_spin.c: the spin detector (a loop of plain accesses with no
  * scheduling point); ks__spin_on_point resets it at every point. */
@@ -137,7 +152,12 @@ void ks__ap_set(struct ks_lthread *t, uint32_t k);
 #define KS_SPIN_YIELDS 100u
 extern bool ks__spin_detect;
 void ks__spin(struct ks_lthread *t, const void *pc);
-void ks__spin_on_point(struct ks_lthread *t);
+static inline void ks__spin_on_point(struct ks_lthread *t)
+{
+	t->spin_n = 0;
+	if (!t->spinning)
+		t->spin_yields = 0;
+}
 
 /* Tell TSan to ignore the scheduler's own memory accesses and sync. */
 void ks__enter(void);
@@ -145,9 +165,17 @@ void ks__leave(void);
 /* enter, then the calling logical thread (aborts on a thread the run does
  * not know). */
 struct ks_lthread *ks__enter_self(void);
-bool ks__failed(void);
+/* Inline: every scheduling point and access point asks (out of line it
+ * was 0.7% of a fuzz run as a call). */
+static inline bool ks__failed(void)
+{
+	return atomic_load_explicit(&ks__g.failed, memory_order_relaxed) != KS_OK;
+}
 /* A scheduling point for t, whose state the caller has set. */
 void ks__point(struct ks_lthread *t, const char *site);
+/* FNV-1a of a site's text (cached by its address): equal in every process,
+ * whatever the addresses */
+uint64_t ks__site_hash(const char *site);
 /* Block t on (kind, obj) and schedule until it is woken and chosen. */
 void ks__block(struct ks_lthread *t, enum ks_wait kind, const void *obj, const char *site);
 void ks__wake_all(enum ks_wait kind, const void *obj);

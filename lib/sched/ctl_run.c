@@ -39,6 +39,8 @@ int ks_ctl_begin(const ks_ctl_config_t *cfg)
 	 * slot is cleared when a thread is given one (ks_ctl_thread_create),
 	 * and none is read at or above nthreads. */
 	memset(&ks__g, 0, offsetof(struct ks_sched, thr) + sizeof(ks__g.thr[0]));
+	/* no thread of this run has an access point armed yet */
+	atomic_fetch_and_explicit(&ks__mem_watch, KS_WATCH_SPIN, memory_order_relaxed);
 	ks__g.cfg = *cfg;
 	ks__g.fibers = cfg->engine == KS_ENGINE_FIBERS;
 	if (!ks__g.cfg.on_failure)

@@ -23,13 +23,10 @@ bool ks__spin_detect;
 void ks_ctl_spin_detect(bool on)
 {
 	ks__spin_detect = on;
-}
-
-void ks__spin_on_point(struct ks_lthread *t)
-{
-	t->spin_n = 0;
-	if (!t->spinning)
-		t->spin_yields = 0;
+	if (on)
+		atomic_fetch_or_explicit(&ks__mem_watch, KS_WATCH_SPIN, memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&ks__mem_watch, ~KS_WATCH_SPIN, memory_order_relaxed);
 }
 
 /* The loop's address as binary+offset: the same for every run of the

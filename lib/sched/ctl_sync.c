@@ -262,7 +262,7 @@ void ks_ctl_usleep(uint64_t us, const char *site)
 		ks__strat_lower(t);
 		if (us > 0) {
 			t->wake_ns = ks_ctl_now_ns() + us * 1000u;
-			atomic_store_explicit(&t->state, KS_T_SLEEPING, memory_order_relaxed);
+			set_tstate(t, KS_T_SLEEPING);
 		}
 		ks__point(t, site);
 	}
