@@ -90,11 +90,6 @@ typedef struct verdict {
 static const char *const presets[] = {"asan",    "asan-clang14", "tsan", "msan",
                                       "release", "coverage",     "afl"};
 
-static double now_s(void)
-{
-	return (double)ks_wall_ns() / 1e9;
-}
-
 static int parse(int argc, char **argv, bool verify, bopts_t *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -500,7 +495,7 @@ static int setup(bstate_t *s)
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *from = "--preset";
 	char line[PATH_MAX];
 
-	s->t0 = now_s();
+	s->t0 = kr_now_s();
 	if (!realpath(s->o.crash, s->crash)) {
 		fprintf(stderr, "kmgr-repro: %s: %s\n", s->o.crash, strerror(errno));
 		return -1;
@@ -546,7 +541,7 @@ static int setup(bstate_t *s)
 
 static int finish(bstate_t *s, int rc)
 {
-	printf("%u build(s), %u test run(s), %.1f s\n", s->builds, s->tests, now_s() - s->t0);
+	printf("%u build(s), %u test run(s), %.1f s\n", s->builds, s->tests, kr_now_s() - s->t0);
 	kr_input_free(&s->in);
 	if (s->cache_error)
 		return KR_EXIT_USAGE;

@@ -52,7 +52,7 @@ const char *kr_self_path(void)
 	return path;
 }
 
-static double now_s(void)
+double kr_now_s(void)
 {
 	return (double)ks_wall_ns() / 1e9;
 }
@@ -263,12 +263,12 @@ static void capture_finish(capture_t *c)
 /* Reads the child's stderr until it closes or the deadline passes. */
 static bool collect(int fd, pid_t pid, unsigned timeout_s, capture_t *c)
 {
-	double deadline = now_s() + timeout_s;
+	double deadline = kr_now_s() + timeout_s;
 	static char chunk[65536];
 
 	for (;;) {
 		struct pollfd pfd = {fd, POLLIN, 0};
-		double left = deadline - now_s();
+		double left = deadline - kr_now_s();
 		ssize_t n;
 
 		if (left <= 0 || stop_signal) {
@@ -343,7 +343,7 @@ int kr_run_argv(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 	pid_t pid, self = getpid();
 	capture_t cap = {0};
 	bool timed_out;
-	double t0 = now_s();
+	double t0 = kr_now_s();
 
 	memset(out, 0, sizeof(*out));
 	out->report = malloc(REPORT_CAP + 1);
@@ -368,7 +368,7 @@ int kr_run_argv(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 		;
 	running_child = 0;
 	capture_finish(&cap);
-	out->seconds = now_s() - t0;
+	out->seconds = kr_now_s() - t0;
 	if (stop_signal)
 		return -1;
 	classify(out, timed_out);

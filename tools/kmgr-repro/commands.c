@@ -100,11 +100,6 @@ static int parse_opts(int argc, char **argv, unsigned allowed, const char *help,
 	return 0;
 }
 
-static double now_s(void)
-{
-	return (double)ks_wall_ns() / 1e9;
-}
-
 static unsigned nonzero(const uint8_t *b, uint32_t n)
 {
 	unsigned c = 0;
@@ -317,7 +312,7 @@ static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 	static kprog_t p;
 	kr_outcome_t out;
 	minctx_t c = {in->target, NULL, &o->run, 0, 0};
-	double t0 = now_s();
+	double t0 = kr_now_s();
 	char sig[512];
 
 	if (kr_run_child(in, &o->run, &out)) {
@@ -355,7 +350,7 @@ static int minimize_run(const kr_opts_t *o, kr_input_t *in)
 	       in->prog->nops, p.nops, in->prog->nthreads, p.nthreads, in->prog->plan.n, p.plan.n,
 	       in->prog->nsched, p.nsched, nonzero(in->prog->sched, in->prog->nsched),
 	       nonzero(p.sched, p.nsched));
-	printf("%u runs, %.1f s; written to %s\n", c.runs + 1, now_s() - t0, o->out);
+	printf("%u runs, %.1f s; written to %s\n", c.runs + 1, kr_now_s() - t0, o->out);
 	/* a binary OUT cannot say its target; this line does */
 	char self[PATH_MAX + 64], outw[PATH_MAX + 64];
 

@@ -94,6 +94,8 @@ int kr_cmd_bisect(int argc, char **argv);
 int kr_cmd_verify(int argc, char **argv);
 /* $TMPDIR, or /tmp: where scratch files go. */
 const char *kr_tmpdir(void);
+/* the wall clock in seconds (ks_wall_ns), for the tools' elapsed times */
+double kr_now_s(void);
 /* Where a stress binary is: next to the tool, the build tree's stress/, PATH. */
 int kr_find_stress(const char *name, char *path, size_t len);
 
