@@ -30,6 +30,8 @@ need_cmd clang clang
 need_cmd llvm-symbolizer llvm
 need_file "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" libclang-rt-14-dev
 need_cmd afl-clang-fast afl++
+# lld: afl-clang-lto's linker, and the other presets' (CMakeLists.txt, KMGR_LLD)
+need_cmd ld.lld lld
 need_file "/usr/include/jemalloc/jemalloc.h" libjemalloc-dev
 need_cmd cmake cmake
 need_cmd ninja ninja-build
