@@ -20,6 +20,9 @@
 # share a compile gets the source property KMGR_NO_UNITY, a target whose
 # sources must stay apart the target property KMGR_NO_UNITY.
 option(KMGR_UNITY "compile each target's sources of one folder as one file" OFF)
+# The per-source properties that change a compile: a group's key, and what
+# its file then carries (one list, so that the two cannot disagree)
+set(KMGR_UNITY_SOURCE_PROPS COMPILE_OPTIONS COMPILE_DEFINITIONS COMPILE_FLAGS INCLUDE_DIRECTORIES)
 
 # kmgr_unity_target(TGT): TGT's sources grouped and replaced by the groups'
 # files; a group of one stays as it is.
@@ -46,7 +49,7 @@ function(kmgr_unity_target tgt)
     # the group: the folder and every per-source property that changes a
     # compile (a file with its own flags shares only with files with the same)
     cmake_path(GET abs PARENT_PATH key)
-    foreach(p COMPILE_OPTIONS COMPILE_DEFINITIONS COMPILE_FLAGS INCLUDE_DIRECTORIES)
+    foreach(p ${KMGR_UNITY_SOURCE_PROPS})
       get_source_file_property(v ${s} TARGET_DIRECTORY ${tgt} ${p})
       string(APPEND key "|${v}")
     endforeach()
@@ -82,7 +85,7 @@ function(kmgr_unity_target tgt)
     endif()
     # the group's own properties, as its first file has them
     set(f ${first_${id}})
-    foreach(p COMPILE_OPTIONS COMPILE_DEFINITIONS COMPILE_FLAGS INCLUDE_DIRECTORIES)
+    foreach(p ${KMGR_UNITY_SOURCE_PROPS})
       get_source_file_property(v ${f} TARGET_DIRECTORY ${tgt} ${p})
       if(v)
         set_property(SOURCE ${out} TARGET_DIRECTORY ${tgt} PROPERTY ${p} "${v}")
