@@ -107,7 +107,27 @@ int kh_regression_main(const kh_regression_t *t)
 	return 0;
 }
 
+#ifdef KH_REGRESSION_TABLE
+/* The build of the tests kept in corpus/regressions/ (tools/kmgr-repro/
+ * CMakeLists.txt): all of them in one program, which runs the one its
+ * argument names, each still in a process of its own (one ctest test
+ * each).  One link a preset instead of one a test: under afl-clang-lto a
+ * link is ~4.5 CPU-s of whole-program code generation. */
+int main(int argc, char **argv)
+{
+	const kh_regression_t *const *t;
+
+	for (t = kh_regressions; argc == 2 && *t; t++)
+		if (strcmp((*t)->name, argv[1]) == 0)
+			return kh_regression_main(*t);
+	fprintf(stderr, "usage: %s TEST, one of:\n", argv[0]);
+	for (t = kh_regressions; *t; t++)
+		fprintf(stderr, "  %s\n", (*t)->name);
+	return 2;
+}
+#else
 int main(void)
 {
 	return kh_regression_main(&kh_test);
 }
+#endif

@@ -53,6 +53,9 @@ typedef struct kh_regression {
 
 /* The test's declaration. */
 extern const kh_regression_t kh_test;
+/* With KH_REGRESSION_TABLE, main() runs one of these instead, by name (a
+ * table the build generates, NULL-terminated; regression.c). */
+extern const kh_regression_t *const kh_regressions[];
 
 /* Runs t once under the controlled scheduler with its decision bytes:
  * prints "NAME: PASS (N scheduling points, M preemptions)" and returns 0 on
