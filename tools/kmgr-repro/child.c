@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,32 +316,86 @@ static void classify(kr_outcome_t *o, bool timed_out)
 		snprintf(o->signature, sizeof(o->signature), "exit %d", WEXITSTATUS(st));
 }
 
-/* The child: its own process group, killed with this tool, stdin from
- * /dev/null, stdout and stderr into the pipe. */
-static void child_exec(char *const argv[], int wr, pid_t parent)
-{
-	int null = open("/dev/null", O_RDONLY);
+/*
+ * The child between vfork() and its exec: its own process group, killed
+ * with this tool, stdin from /dev/null, stdout and stderr into the pipe.
+ * vfork, not fork: the child borrows this tool's memory until it execs
+ * instead of copying its page tables, which under ASan or MSan (their
+ * shadow memory, ASan's fork handlers over its stack depot) cost 15-25 ms
+ * of CPU a run against 2.5 ms (docs/bench-notes/2026-12-04-suite-time.md,
+ * "night").  So the child makes system calls and nothing else: no
+ * allocation, no stdio, no libc wrapper a sanitizer intercepts (signal()
+ * under MSan would rewrite the handler table it shares with this tool).
+ * errno is this tool's: that is how the exec's error reaches it.  TSan
+ * turns vfork into fork: the same steps, on a copy.
+ */
+typedef struct child_plan {
+	char *const *argv;
+	int null, wr; /* O_CLOEXEC: the child makes its copies */
+	pid_t parent;
+	sigset_t mask;    /* the tool's, restored just before the exec */
+	volatile int err; /* the exec's errno (0: it did not return) */
+} child_plan_t;
 
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent) /* the tool died before prctl */
-		_exit(127);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	if (null >= 0)
-		dup2(null, 0);
-	dup2(wr, 1); /* a stress FAILURE line, for -v */
-	dup2(wr, 2);
-	execv(argv[0], argv);
-	fprintf(stderr, "kmgr-repro: cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+/* The kernel's struct sigaction: all zero is SIG_DFL, no flags. */
+typedef struct child_sigaction {
+	unsigned long handler, flags, restorer, mask;
+} child_sigaction_t;
+
+#define CHILD_SYSCALLS_ONLY                                                                        \
+	__attribute__((noinline, no_sanitize("address", "memory", "thread", "undefined")))
+
+CHILD_SYSCALLS_ONLY static void child_dup(int from, int to)
+{
+	if (from == to) /* already in place: keep it across the exec */
+		syscall(SYS_fcntl, to, F_SETFD, 0);
+	else
+		syscall(SYS_dup3, from, to, 0);
+}
+
+CHILD_SYSCALLS_ONLY __attribute__((noreturn)) static void child_exec(child_plan_t *c)
+{
+	static const int dfl[] = {SIGINT, SIGTERM, SIGHUP};
+	static const child_sigaction_t sa;
+
+	syscall(SYS_setpgid, 0, 0);
+	syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (syscall(SYS_getppid) == c->parent) { /* else the tool died before prctl */
+		for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
+			syscall(SYS_rt_sigaction, dfl[i], &sa, NULL, sizeof(sa.mask));
+		if (c->null >= 0)
+			child_dup(c->null, 0);
+		child_dup(c->wr, 1); /* a stress FAILURE line, for -v */
+		child_dup(c->wr, 2);
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->mask, NULL, sizeof(sa.mask));
+		syscall(SYS_execve, c->argv[0], c->argv, environ);
+		c->err = errno ? errno : ENOEXEC;
+	}
+	syscall(SYS_exit_group, 127);
+	__builtin_unreachable();
+}
+
+/* vfork() with every signal blocked, so that no handler of this tool runs
+ * in the child before it has reset them; the child's pid, or -1. */
+static pid_t child_start(child_plan_t *c)
+{
+	sigset_t all;
+	pid_t pid;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &c->mask);
+	pid = vfork();
+	if (pid == 0)
+		child_exec(c);
+	sigprocmask(SIG_SETMASK, &c->mask, NULL);
+	return pid;
 }
 
 int kr_run_argv(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 {
 	int pfd[2];
-	pid_t pid, self = getpid();
+	pid_t pid;
+	child_plan_t plan;
 	capture_t cap = {0};
 	bool timed_out;
 	double t0 = kr_now_s();
@@ -350,16 +405,22 @@ int kr_run_argv(char *const argv[], const kr_run_opts_t *o, kr_outcome_t *out)
 	if (!out->report || stop_signal || pipe2(pfd, O_CLOEXEC))
 		return -1;
 	set_default_env();
-	pid = fork();
+	plan = (child_plan_t){.argv = argv,
+	                      .wr = pfd[1],
+	                      .parent = getpid(),
+	                      .null = open("/dev/null", O_RDONLY | O_CLOEXEC)};
+	pid = child_start(&plan);
+	if (plan.null >= 0)
+		close(plan.null);
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
 		return -1;
 	}
-	if (pid == 0)
-		child_exec(argv, pfd[1], self);
 	setpgid(pid, pid); /* also here: no window in which a signal misses it */
 	running_child = pid;
+	if (plan.err)
+		dprintf(pfd[1], "kmgr-repro: cannot run %s: %s\n", argv[0], strerror(plan.err));
 	close(pfd[1]);
 	cap.buf = out->report;
 	timed_out = collect(pfd[0], pid, o->timeout_s ? o->timeout_s : 60, &cap);
