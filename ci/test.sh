@@ -28,6 +28,7 @@ KMGR_ROOT=$PWD
 . ci/lib/toolchain.sh
 . ci/lib/build.sh
 . ci/lib/targets.sh
+kmgr_python_direct
 start=$(date +%s)
 mkdir -p build
 log=$PWD/build/test.log

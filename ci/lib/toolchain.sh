@@ -15,6 +15,11 @@
 #       all when its cache is fine (unless --always), afresh (--fresh) when
 #       the cache is not; a failure removes a DIR this call created, prints
 #       the first errors and exits 1.
+#   kmgr_python_direct
+#       when python3 on PATH is a pyenv shim, puts the interpreter it picks
+#       first on PATH: the same python3, without the dozen bash scripts the
+#       shim runs to pick it (~0.3 s of CPU a call against 0.03; the suite
+#       makes about a hundred calls, most in its tests).
 
 kmgr_toolchain() {
 	local who=$1 missing
@@ -61,4 +66,16 @@ kmgr_configure() {
 		exit 1
 	fi
 	rm -f "$log"
+}
+
+kmgr_python_direct() {
+	local py
+	case $(command -v python3) in
+	*/shims/python3) ;;
+	*) return 0 ;;
+	esac
+	py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || return 0
+	[ -x "$py" ] || return 0
+	PATH=$(dirname "$py"):$PATH
+	export PATH
 }
