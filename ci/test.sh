@@ -4,8 +4,8 @@
 # and ctest the asan, tsan, msan and release presets, and build the afl
 # preset's fuzz targets and replay its fuzz-regression tests with them.
 # Budget: under 8 minutes on 2 quiet cores from a clean clone.
-# Each preset after the first builds (at nice 10) while the tests of the
-# one before it run.  Every test of a preset runs, except in tsan the
+# The presets after the first build one after the other (at nice 10)
+# beside the tests of the ones before them.  Every test of a preset runs, except in tsan the
 # label "tool" (single-threaded tool code: asan, msan and release run it);
 # docs/install.md has the table of where each label runs and why.
 # The console gets one line a phase, stamped with the wall and CPU seconds
@@ -33,6 +33,7 @@ start=$(date +%s)
 mkdir -p build
 log=$PWD/build/test.log
 : >"$log"
+rm -f "$log".build-* "$log".line-* "$log".status-* # a run before this one's
 echo "test.sh: full log in $log"
 # stamp TEXT: a phase's line, with the wall time and the CPU time (user +
 # system of every process this script has waited for) since the start
@@ -46,10 +47,10 @@ stamp() {
 }
 
 # An interrupt or a failure stops the build running beside the tests
-# (start_build) and the tests (run_tests): each runs in a process group
+# (start_builds) and the tests (run_tests): each runs in a process group
 # of its own, and the whole group is stopped, so that no test outlives
 # the script
-bg_pid="" bg_preset="" ct_pid=""
+bg_pid="" ct_pid=""
 stop_children() {
 	[ -z "$bg_pid" ] || kill -TERM -- -"$bg_pid" 2>/dev/null || true
 	[ -z "$ct_pid" ] || kill -TERM -- -"$ct_pid" 2>/dev/null || true
@@ -165,36 +166,50 @@ build_cmd() {
 	for t in $tests; do cmd+=(--target "$t"); done
 }
 
-# The next preset builds while this one's tests run: they leave much of
-# the two CPUs idle (sleeps, waits on children), and the build, at nice
-# 10, takes what they leave.  Its ninja output goes to a log of its own
-# ($log.build-PRESET, appended to the log when it ends); its one line comes
-# when this preset's tests are done.
-start_build() {
-	bg_preset=$1
-	step "configure $1" kmgr_configure test.sh "build/$1" --always --preset "$1"
-	build_cmd "$1"
-	: >"$log.build-$1"
-	stamp "build $1 (beside the tests before it, at nice 10)"
-	set -m # its own process group: an interrupt stops the whole build
-	kmgr_build_quiet "$log.build-$1" nice -n 10 "${cmd[@]}" >"$log.line-$1" 2>&1 &
+# The presets after the first build one after the other, at nice 10,
+# beside the tests (the foreground): the tests leave much of the two CPUs
+# idle (sleeps, waits on children) and the builds take what they leave,
+# each as soon as the one before it is done rather than when the tests
+# of a preset end.  A build's configure and ninja output go to a log of
+# its own ($log.build-PRESET, appended to the log when its tests come),
+# its one line to $log.line-PRESET and its status to $log.status-PRESET;
+# the first failure ends the pipeline.
+build_pipeline() {
+	local p rc
+	renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
+	for p in "$@"; do
+		rc=0
+		: >"$log.build-$p"
+		{
+			kmgr_configure test.sh "build/$p" --always --preset "$p" >>"$log.build-$p" 2>&1 &&
+				build_cmd "$p" && kmgr_build_quiet "$log.build-$p" "${cmd[@]}"
+		} >"$log.line-$p" 2>&1 || rc=$?
+		echo "$rc" >"$log.status-$p"
+		[ "$rc" = 0 ] || return 1
+	done
+}
+start_builds() {
+	[ $# -gt 0 ] || return 0
+	stamp "build $* (one after the other, beside the tests, at nice 10)"
+	set -m # its own process group: an interrupt stops the whole pipeline
+	build_pipeline "$@" </dev/null &
 	bg_pid=$!
 	set +m
 }
-finish_build() {
-	local rc=0
-	# the tests are done: the build's CPU is its own now (raising a
-	# priority needs root; without it the build stays at nice 10)
-	renice -n 0 -g "$bg_pid" >/dev/null 2>&1 || true
-	wait "$bg_pid" || rc=$?
-	bg_pid=""
-	cat "$log.build-$bg_preset" >>"$log"
-	stamp "build $bg_preset ended"
+# await_build PRESET: waits for PRESET's build; its line, or its failure
+await_build() {
+	local rc
+	while [ ! -f "$log.status-$1" ] && kill -0 "$bg_pid" 2>/dev/null; do
+		sleep 0.2
+	done
+	rc=$(cat "$log.status-$1" 2>/dev/null || echo "none")
+	cat "$log.build-$1" >>"$log" 2>/dev/null || true
+	stamp "build $1 ended"
 	if [ "$rc" != 0 ]; then
-		cat "$log.line-$bg_preset" >&2
+		cat "$log.line-$1" >&2 2>/dev/null || echo "test.sh: build $1 never ran (status $rc)" >&2
 		exit 1
 	fi
-	cat "$log.line-$bg_preset"
+	cat "$log.line-$1"
 }
 
 # Where each label runs (docs/install.md, "Which tests run where"): all
@@ -209,10 +224,16 @@ if [ $# -gt 0 ]; then
 	stamp "build $1"
 	kmgr_build_quiet "$log" "${cmd[@]}" || exit 1
 fi
+first=1
 while [ $# -gt 0 ]; do
 	preset=$1
 	shift
-	[ $# = 0 ] || start_build "$1"
+	if [ "$first" = 1 ]; then
+		start_builds "$@"
+		first=0
+	else
+		await_build "$preset"
+	fi
 	stamp "test $preset"
 	# shellcheck disable=SC2086 # KMGR_CTEST_ARGS: words, as ctest takes them
 	case $preset in
@@ -220,8 +241,9 @@ while [ $# -gt 0 ]; do
 	tsan) run_tests tsan -j "$jobs" -LE tool ${KMGR_CTEST_ARGS:-} ;;
 	*) run_tests "$preset" -j "$jobs" ${KMGR_CTEST_ARGS:-} ;;
 	esac
-	[ $# = 0 ] || { stamp "tests of $preset done" && finish_build; }
+	[ $# = 0 ] || stamp "tests of $preset done"
 done
+[ -z "$bg_pid" ] || { wait "$bg_pid" || true; bg_pid=""; }
 
 # The mutants as negative controls take longer than CI's budget allows
 # (BENCHMARKS.md); ci/nightly.sh runs them, and so does this when asked.
