@@ -206,7 +206,14 @@ await_build() {
 	cat "$log.build-$1" >>"$log" 2>/dev/null || true
 	stamp "build $1 ended"
 	if [ "$rc" != 0 ]; then
-		cat "$log.line-$1" >&2 2>/dev/null || echo "test.sh: build $1 never ran (status $rc)" >&2
+		# its one line (a build's failure and tail), else the end of its log
+		# (a configure's errors, or why it never ran)
+		if [ -s "$log.line-$1" ]; then
+			cat "$log.line-$1" >&2
+		else
+			echo "test.sh: configure or build of $1 FAILED (status $rc); its log's last lines:" >&2
+			tail -n 40 "$log.build-$1" 2>/dev/null | sed 's/^/    /' >&2
+		fi
 		exit 1
 	fi
 	cat "$log.line-$1"
