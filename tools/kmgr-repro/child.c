@@ -323,7 +323,7 @@ static void classify(kr_outcome_t *o, bool timed_out)
  * instead of copying its page tables, which under ASan or MSan (their
  * shadow memory, ASan's fork handlers over its stack depot) cost 15-25 ms
  * of CPU a run against 2.5 ms (docs/bench-notes/2026-12-04-suite-time.md,
- * "night").  So the child makes system calls and nothing else: no
+ * "Night").  So the child makes system calls and nothing else: no
  * allocation, no stdio, no libc wrapper a sanitizer intercepts (signal()
  * under MSan would rewrite the handler table it shares with this tool).
  * errno is this tool's: that is how the exec's error reaches it.  TSan
