@@ -58,4 +58,14 @@ int kfuzz_initialize(void);
 /* The same for a decoded and shaped program (kmgr-repro's child). */
 int kfuzz_run_program(const kprog_t *p);
 
+/* ---- slice.c ---- */
+/* The time slice a worker asks for (50 ms; the kernel's default here is
+ * 1.4 ms): 10, 25, 50 and 100 ms all cut the cost of two workers sharing
+ * a CPU alike, 50 ms is the middle of them. */
+#define KFUZZ_WORKER_SLICE_NS 50000000u
+/* Asks the kernel for KFUZZ_WORKER_SLICE_NS slices for the calling thread
+ * and what it starts (a hint: 0 when taken, -1 when the kernel said no or
+ * the task is not SCHED_OTHER/SCHED_BATCH; nothing else changes). */
+int kfuzz_long_slices(void);
+
 #endif /* KH_RUN_H */

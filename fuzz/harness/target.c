@@ -88,7 +88,11 @@ static bool warm_up_survives(void)
 
 int kfuzz_initialize(void)
 {
-	fuzz_opts();
+	/* Long slices only where the program's threads are fibers: free-running
+	 * threads (the baseline) keep the kernel's preemption, and with it the
+	 * interleavings they are there to show. */
+	if (fuzz_opts()->backend == KPROG_CONTROLLED)
+		(void)kfuzz_long_slices();
 	if (warm_up_survives()) {
 		warm_up();
 		return 0;
