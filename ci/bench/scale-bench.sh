@@ -9,7 +9,9 @@
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
 # on the secondary) on the AFL target (default api_seq), free and pinned.
 # Prints a row per run (total executions, exec/s, each worker's CPU time
-# over its wall time, coverage) and per target the ratios:
+# over its wall time, coverage, and the probe: the CPU milliseconds of one
+# fixed replay taken before the row, the machine's speed at that moment)
+# and per target the ratios:
 #   x2cpu  executions of 2 workers / 1 worker, free on 2 CPUs (goal >= 1.8)
 #   x1cpu  the same, everything pinned to one CPU (goal >= 0.95)
 #   pin    one worker pinned / free (goal 0.9 .. 1.1)
@@ -24,6 +26,9 @@
 # their executions) and its ratios (cpu: 2 workers / 1, pinned / free)
 # hold under load: above x1.0, two workers or the pinning make each
 # execution dearer (shared caches, memory, page faults), not just slower.
+# The probes' spread is printed with the ratios: past x1.15 the machine's
+# own speed moved between rows (a busy host), and the ratios say as much
+# about it as about the workers.
 # Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
 # AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
@@ -88,7 +93,33 @@ stop() {
 trap 'stop; reap; rm -rf "$work"' EXIT
 trap 'echo "scale-bench: interrupted" >&2; exit 130' INT
 trap 'echo "scale-bench: terminated" >&2; exit 143' TERM
-row() { printf '%-11s %-10s %7s %10s %8s %8s %-11s %6s\n' "$@"; }
+row() { printf '%-11s %-10s %7s %10s %8s %8s %-11s %6s %6s\n' "$@"; }
+# probe T: the machine's speed now, for target T: the CPU milliseconds of
+# one fixed workload (every shipped seed of corpus/T 500 times, the asan
+# build pinned to CPU 0), taken before each row ("-" without the build).
+# The workload never changes, so where it moves between rows the machine
+# moved: on the project's VM a busy host made the same replay x1.5-3
+# slower within an hour while an ALU loop kept its speed, and the rows'
+# ratios then measure the host as much as the workers.
+probe() {
+	local b=$root/build/asan/fuzz/$1
+	pms=-
+	[ -x "$b" ] || return 0
+	/usr/bin/time -f '%U %S' -o "$work/probe" taskset -c 0 "$b" -runs=500 -timeout=25 \
+		-rss_limit_mb=4096 "$root/corpus/$1"/* >/dev/null 2>&1 || return 0
+	pms=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/probe")
+	probes+=("$pms")
+}
+# spread: "probe MIN-MAX ms (xR)" over this target's probes, and a warning
+# past x1.15
+spread() {
+	[ "${#probes[@]}" -gt 0 ] || return 0
+	printf '%s\n' "${probes[@]}" | sort -n | awk '{ v[NR] = $1 } END {
+		r = v[1] > 0 ? v[NR] / v[1] : 0
+		printf "  probe %d-%d ms (x%.2f)", v[1], v[NR], r
+		if (r > 1.15) printf ": the machine moved, the ratios above measure it too"
+	}'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "x%.2f", a / b; else printf "?" }'; }
 # rnum A B: A/B as a number (0 when B is 0); med X...: "xMEDIAN" of the
 # numbers, with "(min-max)" when there are several
@@ -104,6 +135,7 @@ med() {
 lf() {
 	local t=$1 d=$work/$1-$2 n=$3 k pre=() cw="" cov cpu
 	[ "$4" = pin ] && pre=(taskset -c 0)
+	probe "$t"
 	mkdir -p "$d/corpus" "$d/new" "$d/art"
 	cp "$root/corpus/$t"/* "$d/corpus/"
 	kmgr_libfuzzer_flags "$root/corpus/$t.options"
@@ -126,13 +158,14 @@ lf() {
 	cov=$(cat "$d"/log-* | grep -aoE 'cov: [0-9]+' | cut -d' ' -f2 | sort -n | tail -1)
 	cpu=$(cat "$d"/time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
 	us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
-	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(tr " " / <<<"${cw% }")" "${cov:-?}"
+	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(tr " " / <<<"${cw% }")" "${cov:-?}" "$pms"
 }
 
 # afl NAME INSTANCES PIN: one AFL++ row (ci/afl.sh's way); sets execs
 afl_row() {
 	local out=$work/afl-$1 pre=() p=""
 	[ "$3" = pin ] && pre=(taskset -c 0)
+	probe "$aflt"
 	if [ "$2" = 1 ]; then
 		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -M main -c "$cl" -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
 			-m none -t 5000 -V "$secs" -- "$ab" >"$out.main.log" 2>&1 || true
@@ -149,14 +182,14 @@ afl_row() {
 	reap
 	execs=$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "execs_done" { s += $3 } END { printf "%d", s }')
 	row "$aflt" "$1" "$2" "$execs" "$((execs / secs))" - - \
-		"$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "edges_found" { print $3 }' | sort -n | tail -1)"
+		"$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "edges_found" { print $3 }' | sort -n | tail -1)" "$pms"
 }
 
 echo "scale-bench: $secs s a run, $(nproc) CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-row target run workers execs exec/s us/exec cpu/wall cov
+row target run workers execs exec/s us/exec cpu/wall cov probe
 summary=()
 for t in "${tlist[@]}"; do
-	x2=() x1=() pn=() c2=() cp=()
+	x2=() x1=() pn=() c2=() cp=() probes=()
 	for ((r = 1; r <= rounds; r++)); do
 		sfx=""
 		[ "$rounds" = 1 ] || sfx=.r$r
@@ -168,18 +201,19 @@ for t in "${tlist[@]}"; do
 		c2+=("$(rnum "$u_f2" "$u_f1")") cp+=("$(rnum "$u_p1" "$u_f1")")
 	done
 	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)  cpu: 2w/1w %s, pin/free %s' "$t" \
-		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")" "$(med "${c2[@]}")" "$(med "${cp[@]}")")")
+		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")" "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread)")
 done
 if [ "$afl" = 1 ]; then
 	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
 	kmgr_afl_env
 	export AFL_CMPLOG_ONLY_NEW=1
+	probes=()
 	afl_row M 1 free; a_f1=$execs
 	afl_row M+S 2 free; a_f2=$execs
 	afl_row M-pin1 1 pin; a_p1=$execs
 	afl_row M+S-pin1 2 pin; a_p2=$execs
 	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)' "AFL++ $aflt" \
-		"$(ratio "$a_f2" "$a_f1")" "$(ratio "$a_p2" "$a_p1")" "$(ratio "$a_p1" "$a_f1")")")
+		"$(ratio "$a_f2" "$a_f1")" "$(ratio "$a_p2" "$a_p1")" "$(ratio "$a_p1" "$a_f1")")$(spread)")
 fi
 echo "ratios (total executions, paired rows of this run$([ "$rounds" = 1 ] || echo "; libFuzzer: median of $rounds rounds, range")):"
 printf '  %s\n' "${summary[@]}"
