@@ -41,6 +41,9 @@ struct kfuzz_sched_attr {
 	uint64_t sched_deadline;
 	uint64_t sched_period;
 };
+/* SCHED_FLAG_RESET_ON_FORK of <linux/sched.h>, whose CLONE_* would clash
+ * with <sched.h>'s */
+#define KFUZZ_SCHED_FLAG_RESET_ON_FORK 0x01u
 
 int kfuzz_long_slices(void)
 {
@@ -51,11 +54,11 @@ int kfuzz_long_slices(void)
 	if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) != 0)
 		return -1;
 	/* Only a fair task: a real-time or idle policy was someone's choice.
-	 * The rest of the attributes (nice above all) stay as they are. */
+	 * The rest of the attributes (nice, reset-on-fork) stay as they are. */
 	if (a.sched_policy != SCHED_OTHER && a.sched_policy != SCHED_BATCH)
 		return -1;
 	a.size = sizeof(a);
-	a.sched_flags = 0;
+	a.sched_flags &= KFUZZ_SCHED_FLAG_RESET_ON_FORK;
 	a.sched_runtime = KFUZZ_WORKER_SLICE_NS;
 	return syscall(SYS_sched_setattr, 0, &a, 0) == 0 ? 0 : -1;
 #else

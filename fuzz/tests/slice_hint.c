@@ -6,7 +6,7 @@
  * scheduling: not its nice value, not its policy.  Free-running threads
  * (KMGR_FUZZ_BACKEND=free) keep the kernel's slice, a task someone put
  * under SCHED_IDLE is left as it is, a SCHED_BATCH one gets the long
- * slice too.  Each case runs in a child: the set-up reads the environment
+ * slice too (and keeps its reset-on-fork flag).  Each case runs in a child: the set-up reads the environment
  * once per process.  Skipped (77) on kernels before 6.12, which have no
  * per-task slice to ask for.
  */
@@ -81,14 +81,15 @@ static void case_idle(void)
 	KT_EQ(sched_getscheduler(0), SCHED_IDLE);
 }
 
-/* slice-1.4: a SCHED_BATCH worker gets the slice and stays SCHED_BATCH. */
+/* slice-1.4: a SCHED_BATCH worker gets the slice and stays SCHED_BATCH,
+ * its reset-on-fork flag kept. */
 static void case_batch(void)
 {
 	struct sched_param sp = {0};
 
-	KT_EQ(sched_setscheduler(0, SCHED_BATCH, &sp), 0);
+	KT_EQ(sched_setscheduler(0, SCHED_BATCH | SCHED_RESET_ON_FORK, &sp), 0);
 	KT_EQ(kfuzz_long_slices(), 0);
-	KT_EQ(sched_getscheduler(0), SCHED_BATCH);
+	KT_EQ(sched_getscheduler(0), SCHED_BATCH | SCHED_RESET_ON_FORK);
 	KT_EQ(own_slice(), (long long)KFUZZ_WORKER_SLICE_NS);
 }
 
