@@ -93,7 +93,20 @@ static void case_batch(void)
 	KT_EQ(own_slice(), (long long)KFUZZ_WORKER_SLICE_NS);
 }
 
-static void in_child(const char *name, void (*fn)(void))
+/* The cases, each run in a child by run_in_child (the set-up reads the
+ * environment once per process). */
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+    {"slice-1.1 worker", case_worker},
+    {"slice-1.2 free backend", case_free_backend},
+    {"slice-1.3 SCHED_IDLE", case_idle},
+    {"slice-1.4 SCHED_BATCH", case_batch},
+};
+static size_t cur;
+
+static void run_in_child(void)
 {
 	pid_t pid;
 	int st = 0;
@@ -103,33 +116,13 @@ static void in_child(const char *name, void (*fn)(void))
 	KT_ASSERT(pid >= 0);
 	if (pid == 0) {
 		oracle_log_quiet();
-		fn();
+		cases[cur].fn();
 		fflush(NULL);
 		_exit(0);
 	}
 	KT_EQ(waitpid(pid, &st, 0), pid);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		KT_FAIL("%s: the child failed (status 0x%x)", name, st);
-}
-
-static void run_worker(void)
-{
-	in_child("slice-1.1", case_worker);
-}
-
-static void run_free_backend(void)
-{
-	in_child("slice-1.2", case_free_backend);
-}
-
-static void run_idle(void)
-{
-	in_child("slice-1.3", case_idle);
-}
-
-static void run_batch(void)
-{
-	in_child("slice-1.4", case_batch);
+		KT_FAIL("%s: the child failed (status 0x%x)", cases[cur].name, st);
 }
 
 int main(void)
@@ -141,9 +134,7 @@ int main(void)
 	default_slice = own_slice();
 	KT_ASSERT(default_slice > 0);
 	KT_ASSERT(default_slice != (long long)KFUZZ_WORKER_SLICE_NS);
-	KT_CASE("slice-1.1 worker", run_worker);
-	KT_CASE("slice-1.2 free backend", run_free_backend);
-	KT_CASE("slice-1.3 SCHED_IDLE", run_idle);
-	KT_CASE("slice-1.4 SCHED_BATCH", run_batch);
+	for (cur = 0; cur < sizeof(cases) / sizeof(cases[0]); cur++)
+		KT_CASE(cases[cur].name, run_in_child);
 	KT_DONE();
 }
