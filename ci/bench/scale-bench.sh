@@ -19,7 +19,8 @@
 # after the other, and prints each ratio's median over the rounds (and
 # its range): the same 20-s one-worker row moves by up to x1.3 between two
 # runs on a quiet machine (each run fuzzes other inputs), so one round's
-# ratio can miss a goal by noise alone.  AFL++'s rows run once.
+# ratio can miss a goal by noise alone.  AFL++'s four rows take part in the
+# rounds the same way.
 # cpu/wall above 1.0 for one worker would mean something beside the fuzz
 # loop runs on another CPU.  Wall-clock ratios need a quiet machine; the
 # CPU time an execution costs (us/exec, all workers' user+system time over
@@ -93,7 +94,7 @@ stop() {
 trap 'stop; reap; rm -rf "$work"' EXIT
 trap 'echo "scale-bench: interrupted" >&2; exit 130' INT
 trap 'echo "scale-bench: terminated" >&2; exit 143' TERM
-row() { printf '%-11s %-10s %7s %10s %8s %8s %-11s %6s %6s\n' "$@"; }
+row() { printf '%-11s %-12s %7s %10s %8s %8s %-11s %6s %6s\n' "$@"; }
 # probe T: the machine's speed now, for target T: the CPU milliseconds of
 # one fixed workload (every shipped seed of corpus/T 500 times, the asan
 # build pinned to CPU 0), taken before each row ("-" without the build).
@@ -120,7 +121,6 @@ spread() {
 		if (r > 1.15) printf ": the machine moved, the ratios above measure it too"
 	}'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "x%.2f", a / b; else printf "?" }'; }
 # rnum A B: A/B as a number (0 when B is 0); med X...: "xMEDIAN" of the
 # numbers, with "(min-max)" when there are several
 rnum() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "0" }'; }
@@ -207,13 +207,18 @@ if [ "$afl" = 1 ]; then
 	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
 	kmgr_afl_env
 	export AFL_CMPLOG_ONLY_NEW=1
-	probes=()
-	afl_row M 1 free; a_f1=$execs
-	afl_row M+S 2 free; a_f2=$execs
-	afl_row M-pin1 1 pin; a_p1=$execs
-	afl_row M+S-pin1 2 pin; a_p2=$execs
+	probes=() x2=() x1=() pn=()
+	for ((r = 1; r <= rounds; r++)); do
+		sfx=""
+		[ "$rounds" = 1 ] || sfx=.r$r
+		afl_row M$sfx 1 free; a_f1=$execs
+		afl_row M+S$sfx 2 free; a_f2=$execs
+		afl_row M-pin1$sfx 1 pin; a_p1=$execs
+		afl_row M+S-pin1$sfx 2 pin; a_p2=$execs
+		x2+=("$(rnum "$a_f2" "$a_f1")") x1+=("$(rnum "$a_p2" "$a_p1")") pn+=("$(rnum "$a_p1" "$a_f1")")
+	done
 	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)' "AFL++ $aflt" \
-		"$(ratio "$a_f2" "$a_f1")" "$(ratio "$a_p2" "$a_p1")" "$(ratio "$a_p1" "$a_f1")")$(spread)")
+		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")")$(spread)")
 fi
-echo "ratios (total executions, paired rows of this run$([ "$rounds" = 1 ] || echo "; libFuzzer: median of $rounds rounds, range")):"
+echo "ratios (total executions, paired rows of this run$([ "$rounds" = 1 ] || echo "; median of $rounds rounds, range")):"
 printf '  %s\n' "${summary[@]}"
