@@ -129,6 +129,18 @@ med() {
 		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		      printf "x%.2f", m; if (NR > 1) printf " (%.2f-%.2f)", v[1], v[NR] }'
 }
+# round_suffix R: a row name's suffix in round R (none with one round)
+round_suffix() { [ "$rounds" = 1 ] || echo ".r$1"; }
+# add_ratios F1 P1 F2 P2: one round's x2cpu, x1cpu and pin, from the
+# executions of its four rows (1 worker free, 1 pinned, 2 free, 2 pinned),
+# appended to x2, x1 and pn, for libFuzzer and AFL++ alike
+add_ratios() { x2+=("$(rnum "$3" "$1")") x1+=("$(rnum "$4" "$2")") pn+=("$(rnum "$2" "$1")"); }
+# goals NAME: a summary line's start, the medians of x2, x1 and pn
+# against issue 39's goals
+goals() {
+	printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)' "$1" \
+		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")"
+}
 
 # lf T NAME WORKERS PIN: one libFuzzer row; sets execs and us (CPU
 # microseconds an execution)
@@ -191,17 +203,15 @@ summary=()
 for t in "${tlist[@]}"; do
 	x2=() x1=() pn=() c2=() cp=() probes=()
 	for ((r = 1; r <= rounds; r++)); do
-		sfx=""
-		[ "$rounds" = 1 ] || sfx=.r$r
+		sfx=$(round_suffix "$r")
 		lf "$t" free1$sfx 1 free; e_f1=$execs u_f1=$us
 		lf "$t" pin1$sfx 1 pin; e_p1=$execs u_p1=$us
 		lf "$t" free2$sfx 2 free; e_f2=$execs u_f2=$us
 		lf "$t" pin2$sfx 2 pin; e_p2=$execs
-		x2+=("$(rnum "$e_f2" "$e_f1")") x1+=("$(rnum "$e_p2" "$e_p1")") pn+=("$(rnum "$e_p1" "$e_f1")")
+		add_ratios "$e_f1" "$e_p1" "$e_f2" "$e_p2"
 		c2+=("$(rnum "$u_f2" "$u_f1")") cp+=("$(rnum "$u_p1" "$u_f1")")
 	done
-	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)  cpu: 2w/1w %s, pin/free %s' "$t" \
-		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")" "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread)")
+	summary+=("$(goals "$t")$(printf '  cpu: 2w/1w %s, pin/free %s' "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread)")
 done
 if [ "$afl" = 1 ]; then
 	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
@@ -209,16 +219,14 @@ if [ "$afl" = 1 ]; then
 	export AFL_CMPLOG_ONLY_NEW=1
 	probes=() x2=() x1=() pn=()
 	for ((r = 1; r <= rounds; r++)); do
-		sfx=""
-		[ "$rounds" = 1 ] || sfx=.r$r
+		sfx=$(round_suffix "$r")
 		afl_row M$sfx 1 free; a_f1=$execs
 		afl_row M+S$sfx 2 free; a_f2=$execs
 		afl_row M-pin1$sfx 1 pin; a_p1=$execs
 		afl_row M+S-pin1$sfx 2 pin; a_p2=$execs
-		x2+=("$(rnum "$a_f2" "$a_f1")") x1+=("$(rnum "$a_p2" "$a_p1")") pn+=("$(rnum "$a_p1" "$a_f1")")
+		add_ratios "$a_f1" "$a_p1" "$a_f2" "$a_p2"
 	done
-	summary+=("$(printf '%-11s x2cpu %s (>= 1.8)  x1cpu %s (>= 0.95)  pin %s (0.9..1.1)' "AFL++ $aflt" \
-		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")")$(spread)")
+	summary+=("$(goals "AFL++ $aflt")$(spread)")
 fi
 echo "ratios (total executions, paired rows of this run$([ "$rounds" = 1 ] || echo "; median of $rounds rounds, range")):"
 printf '  %s\n' "${summary[@]}"
