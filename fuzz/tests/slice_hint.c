@@ -6,9 +6,9 @@
  * scheduling: not its nice value, not its policy.  Free-running threads
  * (KMGR_FUZZ_BACKEND=free) keep the kernel's slice, a task someone put
  * under SCHED_IDLE is left as it is, a SCHED_BATCH one gets the long
- * slice too (and keeps its reset-on-fork flag).  Each case runs in a child: the set-up reads the environment
- * once per process.  Skipped (77) on kernels before 6.12, which have no
- * per-task slice to ask for.
+ * slice too (and keeps its reset-on-fork flag).  Each case runs in a
+ * child: the set-up reads the environment once per process.  Skipped (77)
+ * on kernels before 6.12, which have no per-task slice to ask for.
  */
 #include <errno.h>
 #include <sched.h>
