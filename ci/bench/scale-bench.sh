@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# ci/bench/scale-bench.sh [--seconds N] [--rounds R] [--targets a,b] [--afl-target T] [--no-afl] [--help]
+# ci/bench/scale-bench.sh [--seconds N] [--rounds R] [--targets a,b] [--afl-target T] [--no-afl]
+#                         [--turn S | --sequential] [--help]
 # BENCHMARKS.md, "Every core": the paired ratios of issue 39 in one run.
 # For each target (default concurrent,api_nrt,api_seq), four libFuzzer
-# runs of N seconds (default 20), each the way ci/fuzz.sh runs a worker
-# (the target's corpus/T.options, a fresh copy of corpus/T, workers on one
-# shared folder, worker K with -seed=K+1): one worker free, one worker
-# pinned to CPU 0, two workers free, two workers both pinned to CPU 0.
+# rows of N seconds each (default 20), each the way ci/fuzz.sh runs a
+# worker (the target's corpus/T.options, a fresh copy of corpus/T, workers
+# on one shared folder, worker K with -seed=K+1): one worker free, one
+# worker pinned to CPU 0, two workers free, two workers both pinned to
+# CPU 0.
+# The four rows take turns: started together, one row runs for S seconds
+# (--turn, default 2) while the other three are stopped (SIGSTOP), then the
+# next, until each has had its N seconds of the machine.  This host's
+# speed moves by up to x2 within minutes (a busy VM host; the same replay
+# took 630 ms before one row and 1,230 ms before the next), which rows run
+# one after the other would read as a ratio; taking turns spreads every
+# change over all four rows alike.  A stopped worker loses nothing but
+# wall time: libFuzzer's unit timeout (25 s) is far above the 3 turns it
+# waits, and each row's figures are over its own share.  --sequential
+# runs the rows one after the other instead, as before.
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
-# on the secondary) on the AFL target (default api_seq), free and pinned.
-# Prints a row per run (total executions, exec/s, each worker's CPU time
-# over its wall time, coverage, and the probe: the CPU milliseconds of one
-# fixed replay taken before the row, the machine's speed at that moment)
+# on the secondary) on the AFL target (default api_seq), free and pinned,
+# one row after the other: afl-fuzz times each execution by the clock to
+# schedule its queue, and a stop would read as a slow input.
+# Prints a row per run (total executions, exec/s over N s, each worker's
+# CPU time over the wall time it had, coverage, and the probe: the CPU
+# milliseconds of one fixed replay taken before the row, or before the
+# round of four rows that take turns, the machine's speed at that moment)
 # and per target the ratios:
 #   x2cpu  executions of 2 workers / 1 worker, free on 2 CPUs (goal >= 1.8)
 #   x1cpu  the same, everything pinned to one CPU (goal >= 0.95)
@@ -22,28 +37,30 @@
 # ratio can miss a goal by noise alone.  AFL++'s four rows take part in the
 # rounds the same way.
 # cpu/wall above 1.0 for one worker would mean something beside the fuzz
-# loop runs on another CPU.  Wall-clock ratios need a quiet machine; the
-# CPU time an execution costs (us/exec, all workers' user+system time over
-# their executions) and its ratios (cpu: 2 workers / 1, pinned / free)
-# hold under load: above x1.0, two workers or the pinning make each
-# execution dearer (shared caches, memory, page faults), not just slower.
+# loop runs on another CPU.  The CPU time an execution costs (us/exec, all
+# workers' user+system time over their executions) and its ratios (cpu:
+# 2 workers / 1, pinned / free): above x1.0, two workers or the pinning
+# make each execution dearer (shared caches, memory, page faults, or
+# heavier inputs: two workers on one folder run each other's finds).
 # The probes' spread is printed with the ratios: past x1.15 the machine's
-# own speed moved between rows (a busy host), and the ratios say as much
-# about it as about the workers.
+# own speed moved during the run; rows one after the other then measure
+# it as much as the workers.
 # Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
 # AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
-secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1
+secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1 turn=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	--no-afl) afl=0; shift ;;
-	--seconds | --rounds | --targets | --target | --afl-target)
+	--sequential) turn=0; shift ;;
+	--seconds | --rounds | --targets | --target | --afl-target | --turn)
 		[ $# -ge 2 ] || { echo "scale-bench: $1 needs a value" >&2; exit 2; }
 		case "$1" in
 		--seconds) secs=$2 ;;
 		--rounds) rounds=$2 ;;
 		--afl-target) aflt=$2 ;;
+		--turn) turn=$2 ;;
 		*) targets=$2 ;;
 		esac
 		shift 2
@@ -52,6 +69,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 10 ] || { echo "scale-bench: --seconds N, N >= 10" >&2; exit 2; }
+[[ "$turn" =~ ^[0-9]+$ ]] && [ "$turn" -ge 1 ] && [ "$turn" -le 5 ] || [ "$turn" = 0 ] || { echo "scale-bench: --turn S, 1 <= S <= 5" >&2; exit 2; }
 [[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 20 ] || { echo "scale-bench: --rounds R, 1 <= R <= 20" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
@@ -78,16 +96,19 @@ work=$(mktemp -d /tmp/scale-bench.XXXXXX)
 # when nothing reaps it.  reap kills what is left after each AFL++ row.
 run=$$.$RANDOM$RANDOM
 pids=()
+declare -A rowpids=()
 reap() { kmgr_reap_tagged "KMGR_SCALE_RUN=$run" scale-bench || true; }
 # a libFuzzer row's workers each lead a process group of their own (set -m
 # at their launch, as ci/fuzz.sh does; not setsid: a session is a
 # scheduler autogroup, and two would get two shares of a loaded machine
 # where ci/fuzz.sh's workers get one): stop signals the whole group,
-# /usr/bin/time and the fuzzer under it
+# /usr/bin/time and the fuzzer under it, and continues it in case it was
+# waiting for its turn
 stop() {
 	local p
 	for p in "${pids[@]}"; do
 		kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
+		kill -CONT -- "-$p" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
 }
@@ -111,14 +132,17 @@ probe() {
 	pms=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/probe")
 	probes+=("$pms")
 }
-# spread: "probe MIN-MAX ms (xR)" over this target's probes, and a warning
-# past x1.15
+# spread [turns]: "probe MIN-MAX ms (xR)" over this target's probes, and
+# past x1.15 a warning, or with turns a note that the rows shared it
 spread() {
 	[ "${#probes[@]}" -gt 0 ] || return 0
-	printf '%s\n' "${probes[@]}" | sort -n | awk '{ v[NR] = $1 } END {
+	printf '%s\n' "${probes[@]}" | sort -n | awk -v turns="${1:-}" '{ v[NR] = $1 } END {
 		r = v[1] > 0 ? v[NR] / v[1] : 0
 		printf "  probe %d-%d ms (x%.2f)", v[1], v[NR], r
-		if (r > 1.15) printf ": the machine moved, the ratios above measure it too"
+		if (r > 1.15 && turns != "")
+			printf ": the machine moved between rounds (the rows of a round took turns)"
+		else if (r > 1.15)
+			printf ": the machine moved, the ratios above measure it too"
 	}'
 }
 # rnum A B: A/B as a number (0 when B is 0); med X...: "xMEDIAN" of the
@@ -142,26 +166,38 @@ goals() {
 		"$(med "${x2[@]}")" "$(med "${x1[@]}")" "$(med "${pn[@]}")"
 }
 
-# lf T NAME WORKERS PIN: one libFuzzer row; sets execs and us (CPU
-# microseconds an execution)
-lf() {
-	local t=$1 d=$work/$1-$2 n=$3 k pre=() cw="" cov cpu
+# lf_start T NAME WORKERS PIN SECS [stopped]: one libFuzzer row's workers,
+# for SECS seconds of wall time; their pids in rowpids[NAME] and pids.
+# Each under /usr/bin/time, or with "stopped" started stopped (a shell
+# that stops itself, then execs the worker: its pid stays the worker's)
+# and with no /usr/bin/time, whose group would die of the SIGUSR1 that
+# ends a worker there; lf_turns takes its CPU time from /proc.
+lf_start() {
+	local t=$1 d=$work/$1-$2 n=$3 k pre=()
 	[ "$4" = pin ] && pre=(taskset -c 0)
-	probe "$t"
+	if [ "${6:-}" = stopped ]; then
+		pre=(bash -c 'kill -STOP $$ && exec "$@"' scale-bench "${pre[@]}")
+	else
+		pre=(/usr/bin/time -f '%U %S %e' -o "$d/time-K" "${pre[@]}")
+	fi
 	mkdir -p "$d/corpus" "$d/new" "$d/art"
 	cp "$root/corpus/$t"/* "$d/corpus/"
 	kmgr_libfuzzer_flags "$root/corpus/$t.options"
-	pids=()
+	rowpids[$2]=""
 	set -m
 	for ((k = 0; k < n; k++)); do
-		/usr/bin/time -f '%U %S %e' -o "$d/time-$k" "${pre[@]}" "$root/build/asan/fuzz/$t" \
-			-timeout=25 -rss_limit_mb=4096 "${kmgr_opt_flags[@]}" -seed=$((k + 1)) -max_total_time="$secs" \
+		"${pre[@]/%time-K/time-$k}" "$root/build/asan/fuzz/$t" \
+			-timeout=25 -rss_limit_mb=4096 "${kmgr_opt_flags[@]}" -seed=$((k + 1)) -max_total_time="$5" \
 			-print_final_stats=1 -artifact_prefix="$d/art/" "$d/new" "$d/corpus" >"$d/log-$k" 2>&1 &
-		pids+=($!)
+		pids+=($!) rowpids[$2]+=" $!"
 	done
 	set +m
-	wait "${pids[@]}" || true
-	pids=()
+}
+# lf_row T NAME WORKERS: the row of a finished run; sets execs and us (CPU
+# microseconds an execution).  Its time-K files: user and system seconds
+# of worker K, and the wall time it had the machine.
+lf_row() {
+	local t=$1 d=$work/$1-$2 n=$3 k cw="" cov cpu
 	execs=0
 	for ((k = 0; k < n; k++)); do
 		execs=$((execs + $(awk '/stat::number_of_executed_units/ { u = $2 } END { print u + 0 }' "$d/log-$k")))
@@ -171,6 +207,73 @@ lf() {
 	cpu=$(cat "$d"/time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
 	us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
 	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(tr " " / <<<"${cw% }")" "${cov:-?}" "$pms"
+}
+# lf T NAME WORKERS PIN: one libFuzzer row on its own (--sequential)
+lf() {
+	probe "$1"
+	lf_start "$1" "$2" "$3" "$4" "$secs"
+	wait ${rowpids[$2]} || true
+	pids=()
+	lf_row "$1" "$2" "$3"
+}
+# sig SIGNAL NAME: SIGNAL to each process group of row NAME
+sig() {
+	local p
+	for p in ${rowpids[$2]}; do kill "-$1" -- "-$p" 2>/dev/null || true; done
+}
+# lf_turns T SFX: the round's four rows started together (stopped), taking
+# turns of $turn s on the machine while the other three wait stopped
+# (SIGSTOP to their process groups), until each has had $secs s, rounded
+# up to whole turns: any change of the machine's speed reaches all four
+# rows alike.  Then, all stopped, each worker's CPU time is read from
+# /proc, and SIGUSR1 ends it (libFuzzer's graceful exit: the run's last
+# execution, then its final statistics).  -max_total_time only bounds a
+# worker whose script died.
+lf_turns() {
+	local t=$1 sfx=$2 names=() each nt i k cur=0 p d
+	names=("free1$sfx" "pin1$sfx" "free2$sfx" "pin2$sfx")
+	each=$(((secs + turn - 1) / turn))
+	nt=$((each * ${#names[@]}))
+	probe "$t"
+	lf_start "$t" "${names[0]}" 1 free $((nt * turn + 120)) stopped
+	lf_start "$t" "${names[1]}" 1 pin $((nt * turn + 120)) stopped
+	lf_start "$t" "${names[2]}" 2 free $((nt * turn + 120)) stopped
+	lf_start "$t" "${names[3]}" 2 pin $((nt * turn + 120)) stopped
+	# each has stopped itself (state T) before the first row continues:
+	# a SIGCONT that came first would be lost, and with it a whole turn
+	for p in "${pids[@]}"; do
+		for ((i = 0; i < 200; i++)); do
+			[ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)" != T ] || break
+			sleep 0.05
+		done
+	done
+	sig CONT "${names[0]}"
+	for ((i = 1; i < nt; i++)); do
+		sleep "$turn"
+		sig STOP "${names[$cur]}"
+		cur=$(((cur + 1) % ${#names[@]}))
+		sig CONT "${names[$cur]}"
+	done
+	sleep "$turn"
+	sig STOP "${names[$cur]}"
+	for i in 0 1 2 3; do
+		d=$work/$t-${names[$i]} k=0
+		for p in ${rowpids[${names[$i]}]}; do
+			# utime and stime, in clock ticks (USER_HZ 100): fields 14-15
+			# after the ")" that ends the command name
+			sed 's/.*) //' "/proc/$p/stat" 2>/dev/null |
+				awk -v w=$((each * turn)) '{ printf "%.2f %.2f %d\n", $12 / 100, $13 / 100, w }' >"$d/time-$k"
+			kill -USR1 "$p" 2>/dev/null || true
+			k=$((k + 1))
+		done
+		sig CONT "${names[$i]}"
+	done
+	wait "${pids[@]}" || true
+	pids=()
+	lf_row "$t" "${names[0]}" 1; e_f1=$execs u_f1=$us
+	lf_row "$t" "${names[1]}" 1; e_p1=$execs u_p1=$us
+	lf_row "$t" "${names[2]}" 2; e_f2=$execs u_f2=$us
+	lf_row "$t" "${names[3]}" 2; e_p2=$execs
 }
 
 # afl NAME INSTANCES PIN: one AFL++ row (ci/afl.sh's way); sets execs
@@ -197,21 +300,25 @@ afl_row() {
 		"$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "edges_found" { print $3 }' | sort -n | tail -1)" "$pms"
 }
 
-echo "scale-bench: $secs s a run, $(nproc) CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $(nproc) CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 row target run workers execs exec/s us/exec cpu/wall cov probe
 summary=()
 for t in "${tlist[@]}"; do
 	x2=() x1=() pn=() c2=() cp=() probes=()
 	for ((r = 1; r <= rounds; r++)); do
 		sfx=$(round_suffix "$r")
-		lf "$t" free1$sfx 1 free; e_f1=$execs u_f1=$us
-		lf "$t" pin1$sfx 1 pin; e_p1=$execs u_p1=$us
-		lf "$t" free2$sfx 2 free; e_f2=$execs u_f2=$us
-		lf "$t" pin2$sfx 2 pin; e_p2=$execs
+		if [ "$turn" = 0 ]; then
+			lf "$t" free1$sfx 1 free; e_f1=$execs u_f1=$us
+			lf "$t" pin1$sfx 1 pin; e_p1=$execs u_p1=$us
+			lf "$t" free2$sfx 2 free; e_f2=$execs u_f2=$us
+			lf "$t" pin2$sfx 2 pin; e_p2=$execs
+		else
+			lf_turns "$t" "$sfx"
+		fi
 		add_ratios "$e_f1" "$e_p1" "$e_f2" "$e_p2"
 		c2+=("$(rnum "$u_f2" "$u_f1")") cp+=("$(rnum "$u_p1" "$u_f1")")
 	done
-	summary+=("$(goals "$t")$(printf '  cpu: 2w/1w %s, pin/free %s' "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread)")
+	summary+=("$(goals "$t")$(printf '  cpu: 2w/1w %s, pin/free %s' "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread "$([ "$turn" = 0 ] || echo turns)")")
 done
 if [ "$afl" = 1 ]; then
 	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
