@@ -14,10 +14,13 @@
 # speed moves by up to x2 within minutes (a busy VM host; the same replay
 # took 630 ms before one row and 1,230 ms before the next), which rows run
 # one after the other would read as a ratio; taking turns spreads every
-# change over all four rows alike.  A stopped worker loses nothing but
-# wall time: libFuzzer's unit timeout (25 s) is far above the 3 turns it
-# waits, and each row's figures are over its own share.  --sequential
-# runs the rows one after the other instead, as before.
+# change over all four rows alike.  The pinned rows take CPU 0 and CPU 1
+# in turn (all of a row's workers on the same one), so that a host that
+# slows one vCPU for minutes slows them as much as the free rows.  A
+# stopped worker loses nothing but wall time: libFuzzer's unit timeout
+# (25 s) is far above the 3 turns it waits, and each row's figures are
+# over its own share.  --sequential runs the rows one after the other
+# instead, as before (pinned to CPU 0).
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
 # on the secondary) on the AFL target (default api_seq), free and pinned,
 # one row after the other: afl-fuzz times each execution by the clock to
@@ -252,6 +255,15 @@ lf_turns() {
 		sleep "$turn"
 		sig STOP "${names[$cur]}"
 		cur=$(((cur + 1) % ${#names[@]}))
+		# a pinned row (1, 3) takes CPU 0 and CPU 1 in turn, all its
+		# workers on the same one: at any moment it is pinned, and a host
+		# that slows one vCPU for minutes (this one's CPU 0 ran the same
+		# replay x1.4 slower than CPU 1) slows it as much as the free rows
+		if [ $((cur % 2)) = 1 ] && [ "$(nproc)" -ge 2 ]; then
+			for p in ${rowpids[${names[$cur]}]}; do
+				taskset -a -p -c $(((i / ${#names[@]}) % 2)) "$p" >/dev/null 2>&1 || true
+			done
+		fi
 		sig CONT "${names[$cur]}"
 	done
 	sleep "$turn"
