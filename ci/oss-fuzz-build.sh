@@ -50,7 +50,13 @@ ossfuzz_env() {
 build() {
 	: "${CC:?CC is not set}" "${CFLAGS:?CFLAGS is not set}" "${OUT:?OUT is not set}"
 	: "${LIB_FUZZING_ENGINE:?LIB_FUZZING_ENGINE is not set}"
-	local src=$here work=${WORK:-} link=()
+	local src=$here work=${WORK:-} link=() cflags=$CFLAGS
+	# libFuzzer's stack-depth feature (on with -fsanitize=fuzzer-no-link
+	# under Linux) is the depth below the main stack, measured on fibers
+	# whose stacks ASLR places anew in each process: the same input would
+	# have other features in each run (fuzz/tests/features_stable.sh, and
+	# KFUZZ_NO_DEPTH in fuzz/CMakeLists.txt for this tree's own builds)
+	[ "${FUZZING_ENGINE:-libfuzzer}" != libfuzzer ] || cflags+=" -fno-sanitize-coverage=stack-depth"
 	[ -z "${SRC:-}" ] || [ ! -f "$SRC/kmgr-fuzz/CMakeLists.txt" ] || src=$SRC/kmgr-fuzz
 	[ -n "$work" ] || work=$(mktemp -d /tmp/oss-fuzz-work.XXXXXX)
 	# libFuzzer is C++: link with $CXX $CXXFLAGS as OSS-Fuzz asks of C projects
@@ -59,7 +65,7 @@ build() {
 	fi
 	echo "oss-fuzz-build: ${SANITIZER:-?} build of $src in $work/build, $JOBS jobs"
 	cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-		-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_C_FLAGS_RELEASE="" "${link[@]}" \
+		-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$cflags" -DCMAKE_C_FLAGS_RELEASE="" "${link[@]}" \
 		-DKMGR_SANITIZER=none -DKMGR_FUZZ_ENGINE=ossfuzz -DKMGR_WERROR="${KMGR_WERROR:-ON}" \
 		-DKMGR_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" >"$work/configure.log" 2>&1 ||
 		{ cat "$work/configure.log" >&2; echo "oss-fuzz-build: configure failed" >&2; exit 1; }
