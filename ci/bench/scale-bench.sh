@@ -88,7 +88,8 @@ if [ "$afl" = 1 ]; then
 		[ -x "$b" ] || { echo "scale-bench: $b missing (ci/afl.sh builds it; or --no-afl)" >&2; exit 2; }
 	done
 fi
-[ "$(nproc)" -ge 2 ] || echo "scale-bench: $(nproc) CPU: the two-CPU rows are not what they say" >&2
+ncpu=$(nproc)
+[ "$ncpu" -ge 2 ] || echo "scale-bench: $ncpu CPU: the two-CPU rows are not what they say" >&2
 . "$root/sanitizers/env.sh"
 . "$root/ci/lib/options.sh"
 . "$root/ci/lib/afl.sh"
@@ -211,6 +212,10 @@ lf_row() {
 	us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
 	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(tr " " / <<<"${cw% }")" "${cov:-?}" "$pms"
 }
+# A round's four libFuzzer rows: name, workers, placement.  Their
+# executions and CPU microseconds an execution go to e[] and u[], in this
+# order, for add_ratios.
+rname=(free1 pin1 free2 pin2) rworkers=(1 1 2 2) rplace=(free pin free pin)
 # lf T NAME WORKERS PIN: one libFuzzer row on its own (--sequential)
 lf() {
 	probe "$1"
@@ -219,6 +224,9 @@ lf() {
 	pids=()
 	lf_row "$1" "$2" "$3"
 }
+# pstat PID: the fields of /proc/PID/stat after the ")" that ends the
+# command name (state first, then utime and stime as the 12th and 13th)
+pstat() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null; }
 # sig SIGNAL NAME: SIGNAL to each process group of row NAME
 sig() {
 	local p
@@ -234,19 +242,18 @@ sig() {
 # worker whose script died.
 lf_turns() {
 	local t=$1 sfx=$2 names=() each nt i k cur=0 p d
-	names=("free1$sfx" "pin1$sfx" "free2$sfx" "pin2$sfx")
+	names=("${rname[@]/%/$sfx}")
 	each=$(((secs + turn - 1) / turn))
 	nt=$((each * ${#names[@]}))
 	probe "$t"
-	lf_start "$t" "${names[0]}" 1 free $((nt * turn + 120)) stopped
-	lf_start "$t" "${names[1]}" 1 pin $((nt * turn + 120)) stopped
-	lf_start "$t" "${names[2]}" 2 free $((nt * turn + 120)) stopped
-	lf_start "$t" "${names[3]}" 2 pin $((nt * turn + 120)) stopped
+	for i in "${!names[@]}"; do
+		lf_start "$t" "${names[i]}" "${rworkers[i]}" "${rplace[i]}" $((nt * turn + 120)) stopped
+	done
 	# each has stopped itself (state T) before the first row continues:
 	# a SIGCONT that came first would be lost, and with it a whole turn
 	for p in "${pids[@]}"; do
 		for ((i = 0; i < 200; i++)); do
-			[ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)" != T ] || break
+			[ "$(pstat "$p" | cut -d' ' -f1)" != T ] || break
 			sleep 0.05
 		done
 	done
@@ -255,11 +262,11 @@ lf_turns() {
 		sleep "$turn"
 		sig STOP "${names[$cur]}"
 		cur=$(((cur + 1) % ${#names[@]}))
-		# a pinned row (1, 3) takes CPU 0 and CPU 1 in turn, all its
-		# workers on the same one: at any moment it is pinned, and a host
-		# that slows one vCPU for minutes (this one's CPU 0 ran the same
-		# replay x1.4 slower than CPU 1) slows it as much as the free rows
-		if [ $((cur % 2)) = 1 ] && [ "$(nproc)" -ge 2 ]; then
+		# a pinned row takes CPU 0 and CPU 1 in turn, all its workers on
+		# the same one: at any moment it is pinned, and a host that slows
+		# one vCPU for minutes (this one's CPU 0 ran the same replay x1.4
+		# slower than CPU 1) slows it as much as the free rows
+		if [ "${rplace[cur]}" = pin ] && [ "$ncpu" -ge 2 ]; then
 			for p in ${rowpids[${names[$cur]}]}; do
 				taskset -a -p -c $(((i / ${#names[@]}) % 2)) "$p" >/dev/null 2>&1 || true
 			done
@@ -268,24 +275,22 @@ lf_turns() {
 	done
 	sleep "$turn"
 	sig STOP "${names[$cur]}"
-	for i in 0 1 2 3; do
-		d=$work/$t-${names[$i]} k=0
-		for p in ${rowpids[${names[$i]}]}; do
-			# utime and stime, in clock ticks (USER_HZ 100): fields 14-15
-			# after the ")" that ends the command name
-			sed 's/.*) //' "/proc/$p/stat" 2>/dev/null |
-				awk -v w=$((each * turn)) '{ printf "%.2f %.2f %d\n", $12 / 100, $13 / 100, w }' >"$d/time-$k"
+	for i in "${!names[@]}"; do
+		d=$work/$t-${names[i]} k=0
+		for p in ${rowpids[${names[i]}]}; do
+			# utime and stime in clock ticks (USER_HZ 100)
+			pstat "$p" | awk -v w=$((each * turn)) '{ printf "%.2f %.2f %d\n", $12 / 100, $13 / 100, w }' >"$d/time-$k"
 			kill -USR1 "$p" 2>/dev/null || true
 			k=$((k + 1))
 		done
-		sig CONT "${names[$i]}"
+		sig CONT "${names[i]}"
 	done
 	wait "${pids[@]}" || true
 	pids=()
-	lf_row "$t" "${names[0]}" 1; e_f1=$execs u_f1=$us
-	lf_row "$t" "${names[1]}" 1; e_p1=$execs u_p1=$us
-	lf_row "$t" "${names[2]}" 2; e_f2=$execs u_f2=$us
-	lf_row "$t" "${names[3]}" 2; e_p2=$execs
+	for i in "${!names[@]}"; do
+		lf_row "$t" "${names[i]}" "${rworkers[i]}"
+		e[i]=$execs u[i]=$us
+	done
 }
 
 # afl NAME INSTANCES PIN: one AFL++ row (ci/afl.sh's way); sets execs
@@ -312,23 +317,23 @@ afl_row() {
 		"$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "edges_found" { print $3 }' | sort -n | tail -1)" "$pms"
 }
 
-echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $(nproc) CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $ncpu CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 row target run workers execs exec/s us/exec cpu/wall cov probe
 summary=()
 for t in "${tlist[@]}"; do
-	x2=() x1=() pn=() c2=() cp=() probes=()
+	x2=() x1=() pn=() c2=() cp=() probes=() e=() u=()
 	for ((r = 1; r <= rounds; r++)); do
 		sfx=$(round_suffix "$r")
 		if [ "$turn" = 0 ]; then
-			lf "$t" free1$sfx 1 free; e_f1=$execs u_f1=$us
-			lf "$t" pin1$sfx 1 pin; e_p1=$execs u_p1=$us
-			lf "$t" free2$sfx 2 free; e_f2=$execs u_f2=$us
-			lf "$t" pin2$sfx 2 pin; e_p2=$execs
+			for i in "${!rname[@]}"; do
+				lf "$t" "${rname[i]}$sfx" "${rworkers[i]}" "${rplace[i]}"
+				e[i]=$execs u[i]=$us
+			done
 		else
 			lf_turns "$t" "$sfx"
 		fi
-		add_ratios "$e_f1" "$e_p1" "$e_f2" "$e_p2"
-		c2+=("$(rnum "$u_f2" "$u_f1")") cp+=("$(rnum "$u_p1" "$u_f1")")
+		add_ratios "${e[@]}"
+		c2+=("$(rnum "${u[2]}" "${u[0]}")") cp+=("$(rnum "${u[1]}" "${u[0]}")")
 	done
 	summary+=("$(goals "$t")$(printf '  cpu: 2w/1w %s, pin/free %s' "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread "$([ "$turn" = 0 ] || echo turns)")")
 done
