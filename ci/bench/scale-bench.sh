@@ -2,12 +2,12 @@
 # ci/bench/scale-bench.sh [--seconds N] [--rounds R] [--targets a,b] [--afl-target T] [--no-afl]
 #                         [--turn S | --sequential] [--help]
 # BENCHMARKS.md, "Every core": the paired ratios of issue 39 in one run.
-# For each target (default concurrent,api_nrt,api_seq), four libFuzzer
-# rows of N seconds each (default 20), each the way ci/fuzz.sh runs a
-# worker (the target's corpus/T.options, a fresh copy of corpus/T, workers
-# on one shared folder, worker K with -seed=K+1): one worker free, one
-# worker pinned to CPU 0, two workers free, two workers both pinned to
-# CPU 0.
+# For each target (default concurrent,api_nrt,api_seq; none: AFL++'s rows
+# alone), four libFuzzer rows of N seconds each (default 20), each the way
+# ci/fuzz.sh runs a worker (the target's corpus/T.options, a fresh copy of
+# corpus/T, workers on one shared folder, worker K with -seed=K+1): one
+# worker free, one worker pinned to CPU 0, two workers free, two workers
+# both pinned to CPU 0.
 # The four rows take turns: started together, one row runs for S seconds
 # (--turn, default 2) while the other three are stopped (SIGSTOP), then the
 # next, until each has had its N seconds of the machine.  This host's
@@ -22,9 +22,10 @@
 # over its own share.  --sequential runs the rows one after the other
 # instead, as before (pinned to CPU 0).
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
-# on the secondary) on the AFL target (default api_seq), free and pinned,
-# one row after the other: afl-fuzz times each execution by the clock to
-# schedule its queue, and a stop would read as a slow input.
+# on the secondary) on the AFL target (default api_seq), the same four
+# rows taking turns the same way.  A turn stops afl-fuzz alone: its fork
+# servers finish the execution under way and wait for the next input, so
+# a stop reads as one slow execution, never a hang (afl_turns).
 # Prints a row per run (total executions, exec/s over N s, each worker's
 # CPU time over the wall time it had, coverage, and the probe: the CPU
 # milliseconds of one fixed replay taken before the row, or before the
@@ -76,7 +77,9 @@ done
 [[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 20 ] || { echo "scale-bench: --rounds R, 1 <= R <= 20" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
-[ "${#tlist[@]}" -gt 0 ] || { echo "scale-bench: --targets names none" >&2; exit 2; }
+[ "${#tlist[@]}" -gt 0 ] || { echo "scale-bench: --targets names none (--targets none: AFL++ alone)" >&2; exit 2; }
+[ "$targets" != none ] || tlist=()
+[ "${#tlist[@]}" -gt 0 ] || [ "$afl" = 1 ] || { echo "scale-bench: --targets none with --no-afl: nothing to run" >&2; exit 2; }
 for t in "${tlist[@]}" $([ "$afl" = 0 ] || echo "$aflt"); do
 	[ -d "$root/corpus/$t" ] || { echo "scale-bench: unknown target $t" >&2; exit 2; }
 done
@@ -293,28 +296,132 @@ lf_turns() {
 	done
 }
 
-# afl NAME INSTANCES PIN: one AFL++ row (ci/afl.sh's way); sets execs
-afl_row() {
-	local out=$work/afl-$1 pre=() p=""
+# The AFL++ rows, in add_ratios' order, as the libFuzzer ones.
+aname=(M M-pin1 M+S M+S-pin1)
+# afl_start NAME INSTANCES PIN SECS [stopped]: one AFL++ row's afl-fuzz
+# processes (ci/afl.sh's way: one instance with CmpLog, or -M and an -S
+# with CmpLog), each leading a process group, for SECS s of wall time
+# (-V); their pids in rowpids[NAME] and pids.  "stopped" as in lf_start.
+# Every process of instance K, its fork servers and test processes too,
+# carries KMGR_SCALE_ROW=$run.NAME.K, by which afl_pin and afl_cpu find
+# them (a fork server calls setsid: no group reaches it).
+afl_start() {
+	local out=$work/afl-$1 pre=() k role cl
 	[ "$3" = pin ] && pre=(taskset -c 0)
-	probe "$aflt"
-	if [ "$2" = 1 ]; then
-		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -M main -c "$cl" -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
-			-m none -t 5000 -V "$secs" -- "$ab" >"$out.main.log" 2>&1 || true
-	else
-		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -M main -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
-			-m none -t 5000 -V "$secs" -- "$ab" >"$out.main.log" 2>&1 &
-		p=$!
-		pids=("$p")
-		KMGR_SCALE_RUN=$run "${pre[@]}" afl-fuzz -S s1 -c "$cl" -i "$root/corpus/$aflt" -o "$out" -x "$dict" \
-			-m none -t 5000 -V "$secs" -- "$ab" >"$out.s1.log" 2>&1 || true
-		wait "$p" || true
-		pids=()
-	fi
-	reap
+	[ "${5:-}" = stopped ] && pre=(bash -c 'kill -STOP $$ && exec "$@"' scale-bench "${pre[@]}")
+	rowpids[$1]=""
+	set -m
+	for ((k = 0; k < $2; k++)); do
+		role=(-M main) cl=()
+		[ "$k" = 0 ] || role=(-S "s$k")
+		[ "$k" = "$(($2 - 1))" ] && cl=(-c "$cl_bin")
+		KMGR_SCALE_RUN=$run KMGR_SCALE_ROW=$run.$1.$k "${pre[@]}" afl-fuzz "${role[@]}" "${cl[@]}" \
+			-i "$root/corpus/$aflt" -o "$out" -x "$dict" -m none -t 5000 -V "$4" -- "$ab" \
+			>"$out.${role[1]}.log" 2>&1 &
+		pids+=($!) rowpids[$1]+=" $!"
+	done
+	set +m
+}
+# afl_row NAME INSTANCES: the row of a finished run; sets execs and us.
+# Taking turns, afl_cpu left each instance's CPU time in time-K (as
+# lf_row's); one after the other, no CPU figures.  A hang an instance
+# saved is named on stderr: taking turns must not make any.
+afl_row() {
+	local out=$work/afl-$1 k cw="" cpu hangs
 	execs=$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "execs_done" { s += $3 } END { printf "%d", s }')
-	row "$aflt" "$1" "$2" "$execs" "$((execs / secs))" - - \
+	us=- cw=-
+	if [ -f "$out.time-0" ]; then
+		cw=""
+		for ((k = 0; k < $2; k++)); do
+			cw+="$(awk 'NF == 3 && $3 > 0 { printf "%.2f", ($1 + $2) / $3 }' "$out.time-$k") "
+		done
+		cw=$(tr " " / <<<"${cw% }")
+		cpu=$(cat "$out".time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
+		us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
+	fi
+	hangs=$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "saved_hangs" { s += $3 } END { printf "%d", s }')
+	[ "$hangs" = 0 ] || echo "scale-bench: AFL++ row $1 saved $hangs hang(s)" >&2
+	row "$aflt" "$1" "$2" "$execs" "$((execs / secs))" "$us" "$cw" \
 		"$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "edges_found" { print $3 }' | sort -n | tail -1)" "$pms"
+}
+# afl_seq NAME INSTANCES PIN: one AFL++ row on its own (--sequential)
+afl_seq() {
+	probe "$aflt"
+	afl_start "$1" "$2" "$3" "$secs"
+	wait ${rowpids[$1]} || true
+	pids=()
+	reap
+	afl_row "$1" "$2"
+}
+# afl_pin NAME INSTANCES CPU: every process of AFL++ row NAME onto CPU
+afl_pin() {
+	local k p
+	for ((k = 0; k < $2; k++)); do
+		for p in $(kmgr_tagged "KMGR_SCALE_ROW=$run.$1.$k"); do
+			taskset -a -p -c "$3" "$p" >/dev/null 2>&1 || true
+		done
+	done
+}
+# afl_cpu NAME INSTANCES SECS: each instance's CPU time, its processes
+# all stopped or idle, into time-K: user and system seconds of afl-fuzz,
+# its fork servers and their test processes (a fork server's own time
+# and that of the children it reaped, which it always waits for), and
+# the SECS of wall time it had
+afl_cpu() {
+	local k p
+	for ((k = 0; k < $2; k++)); do
+		for p in $(kmgr_tagged "KMGR_SCALE_ROW=$run.$1.$k"); do pstat "$p"; done |
+			awk -v w="$3" '{ u += $12 + $14; s += $13 + $15 }
+				END { printf "%.2f %.2f %d\n", u / 100, s / 100, w }' >"$work/afl-$1.time-$k"
+	done
+}
+# afl_turns SFX: the round's four AFL++ rows taking turns, as lf_turns
+# does, with two differences.  A turn stops and continues the afl-fuzz
+# processes only: their fork servers and test processes (each in a
+# session of its own) finish the execution under way and wait for the
+# next input, so a stop costs no false hang, only one execution's clock
+# reading (the remaining time of the select that awaits it, at most -t),
+# which a calibration under way would take for a slow input.  And
+# SIGINT ends each (afl-fuzz's own stop: it kills its fork servers and
+# writes its final fuzzer_stats).
+afl_turns() {
+	local sfx=$1 names=() each nt i cur=0 p
+	names=("${aname[@]/%/$sfx}")
+	each=$(((secs + turn - 1) / turn))
+	nt=$((each * ${#names[@]}))
+	probe "$aflt"
+	for i in "${!names[@]}"; do
+		afl_start "${names[i]}" "${rworkers[i]}" "${rplace[i]}" $((nt * turn + 120)) stopped
+	done
+	for p in "${pids[@]}"; do
+		for ((i = 0; i < 200; i++)); do
+			[ "$(pstat "$p" | cut -d' ' -f1)" != T ] || break
+			sleep 0.05
+		done
+	done
+	sig CONT "${names[0]}"
+	for ((i = 1; i < nt; i++)); do
+		sleep "$turn"
+		sig STOP "${names[$cur]}"
+		cur=$(((cur + 1) % ${#names[@]}))
+		[ "${rplace[cur]}" = pin ] && [ "$ncpu" -ge 2 ] && afl_pin "${names[$cur]}" "${rworkers[cur]}" $(((i / ${#names[@]}) % 2))
+		sig CONT "${names[$cur]}"
+	done
+	sleep "$turn"
+	sig STOP "${names[$cur]}"
+	sleep 0.2 # the fork servers' executions under way end
+	for i in "${!names[@]}"; do
+		afl_cpu "${names[i]}" "${rworkers[i]}" $((each * turn))
+		sig INT "${names[i]}"
+		sig CONT "${names[i]}"
+	done
+	wait "${pids[@]}" || true
+	pids=()
+	reap
+	for i in "${!names[@]}"; do
+		afl_row "${names[i]}" "${rworkers[i]}"
+		e[i]=$execs u[i]=$us
+	done
 }
 
 echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $ncpu CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -338,19 +445,26 @@ for t in "${tlist[@]}"; do
 	summary+=("$(goals "$t")$(printf '  cpu: 2w/1w %s, pin/free %s' "$(med "${c2[@]}")" "$(med "${cp[@]}")")$(spread "$([ "$turn" = 0 ] || echo turns)")")
 done
 if [ "$afl" = 1 ]; then
-	ab=$root/build/afl/fuzz/$aflt cl=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
+	ab=$root/build/afl/fuzz/$aflt cl_bin=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
 	kmgr_afl_env
 	export AFL_CMPLOG_ONLY_NEW=1
-	probes=() x2=() x1=() pn=()
+	probes=() x2=() x1=() pn=() c2=() cp=() e=() u=()
 	for ((r = 1; r <= rounds; r++)); do
 		sfx=$(round_suffix "$r")
-		afl_row M$sfx 1 free; a_f1=$execs
-		afl_row M+S$sfx 2 free; a_f2=$execs
-		afl_row M-pin1$sfx 1 pin; a_p1=$execs
-		afl_row M+S-pin1$sfx 2 pin; a_p2=$execs
-		add_ratios "$a_f1" "$a_p1" "$a_f2" "$a_p2"
+		if [ "$turn" = 0 ]; then
+			for i in "${!aname[@]}"; do
+				afl_seq "${aname[i]}$sfx" "${rworkers[i]}" "${rplace[i]}"
+				e[i]=$execs
+			done
+		else
+			afl_turns "$sfx"
+			c2+=("$(rnum "${u[2]}" "${u[0]}")") cp+=("$(rnum "${u[1]}" "${u[0]}")")
+		fi
+		add_ratios "${e[@]}"
 	done
-	summary+=("$(goals "AFL++ $aflt")$(spread)")
+	cpu=""
+	[ "$turn" = 0 ] || cpu=$(printf '  cpu: 2w/1w %s, pin/free %s' "$(med "${c2[@]}")" "$(med "${cp[@]}")")
+	summary+=("$(goals "AFL++ $aflt")$cpu$(spread "$([ "$turn" = 0 ] || echo turns)")")
 fi
 echo "ratios (total executions, paired rows of this run$([ "$rounds" = 1 ] || echo "; median of $rounds rounds, range")):"
 printf '  %s\n' "${summary[@]}"
