@@ -235,22 +235,24 @@ sig() {
 	local p
 	for p in ${rowpids[$2]}; do kill "-$1" -- "-$p" 2>/dev/null || true; done
 }
-# lf_turns T SFX: the round's four rows started together (stopped), taking
-# turns of $turn s on the machine while the other three wait stopped
-# (SIGSTOP to their process groups), until each has had $secs s, rounded
-# up to whole turns: any change of the machine's speed reaches all four
-# rows alike.  Then, all stopped, each worker's CPU time is read from
-# /proc, and SIGUSR1 ends it (libFuzzer's graceful exit: the run's last
-# execution, then its final statistics).  -max_total_time only bounds a
-# worker whose script died.
-lf_turns() {
-	local t=$1 sfx=$2 names=() each nt i k cur=0 p d
-	names=("${rname[@]/%/$sfx}")
+# take_turns START PIN SFX NAME...: the round's four rows (NAME plus SFX,
+# rworkers and rplace in their order) started together and stopped
+# (START NAME WORKERS PLACE SECS stopped), then taking turns of $turn s on
+# the machine while the other three wait stopped (SIGSTOP to their
+# process groups), until each has had $secs s, rounded up to whole turns
+# (each): any change of the machine's speed reaches all four rows alike.
+# A pinned row moves to CPU 0 and CPU 1 at alternate turns of its own
+# (PIN NAME WORKERS CPU).  Returns with every row stopped; names holds
+# the rows' names.  START and PIN are a command and its first words.
+take_turns() {
+	local start=$1 pin=$2 sfx=$3 nt i p cur=0
+	shift 3
+	names=("${@/%/$sfx}")
 	each=$(((secs + turn - 1) / turn))
 	nt=$((each * ${#names[@]}))
-	probe "$t"
 	for i in "${!names[@]}"; do
-		lf_start "$t" "${names[i]}" "${rworkers[i]}" "${rplace[i]}" $((nt * turn + 120)) stopped
+		# shellcheck disable=SC2086 # START: a command and its first words
+		$start "${names[i]}" "${rworkers[i]}" "${rplace[i]}" $((nt * turn + 120)) stopped
 	done
 	# each has stopped itself (state T) before the first row continues:
 	# a SIGCONT that came first would be lost, and with it a whole turn
@@ -270,14 +272,28 @@ lf_turns() {
 		# one vCPU for minutes (this one's CPU 0 ran the same replay x1.4
 		# slower than CPU 1) slows it as much as the free rows
 		if [ "${rplace[cur]}" = pin ] && [ "$ncpu" -ge 2 ]; then
-			for p in ${rowpids[${names[$cur]}]}; do
-				taskset -a -p -c $(((i / ${#names[@]}) % 2)) "$p" >/dev/null 2>&1 || true
-			done
+			# shellcheck disable=SC2086 # PIN: a command and its first words
+			$pin "${names[$cur]}" "${rworkers[cur]}" $(((i / ${#names[@]}) % 2))
 		fi
 		sig CONT "${names[$cur]}"
 	done
 	sleep "$turn"
 	sig STOP "${names[$cur]}"
+}
+# lf_pin NAME WORKERS CPU: every worker of libFuzzer row NAME onto CPU
+lf_pin() {
+	local p
+	for p in ${rowpids[$1]}; do taskset -a -p -c "$3" "$p" >/dev/null 2>&1 || true; done
+}
+# lf_turns T SFX: the round's four libFuzzer rows of target T taking
+# turns (take_turns).  Then, all stopped, each worker's CPU time is read
+# from /proc, and SIGUSR1 ends it (libFuzzer's graceful exit: the run's
+# last execution, then its final statistics).  -max_total_time only
+# bounds a worker whose script died.
+lf_turns() {
+	local t=$1 names=() each i k p d
+	probe "$t"
+	take_turns "lf_start $t" lf_pin "$2" "${rname[@]}"
 	for i in "${!names[@]}"; do
 		d=$work/$t-${names[i]} k=0
 		for p in ${rowpids[${names[i]}]}; do
@@ -375,8 +391,8 @@ afl_cpu() {
 				END { printf "%.2f %.2f %d\n", u / 100, s / 100, w }' >"$work/afl-$1.time-$k"
 	done
 }
-# afl_turns SFX: the round's four AFL++ rows taking turns, as lf_turns
-# does, with two differences.  A turn stops and continues the afl-fuzz
+# afl_turns SFX: the round's four AFL++ rows taking turns (take_turns),
+# with two differences from lf_turns.  A turn stops and continues the afl-fuzz
 # processes only: their fork servers and test processes (each in a
 # session of its own) finish the execution under way and wait for the
 # next input, so a stop costs no false hang, only one execution's clock
@@ -385,30 +401,9 @@ afl_cpu() {
 # SIGINT ends each (afl-fuzz's own stop: it kills its fork servers and
 # writes its final fuzzer_stats).
 afl_turns() {
-	local sfx=$1 names=() each nt i cur=0 p
-	names=("${aname[@]/%/$sfx}")
-	each=$(((secs + turn - 1) / turn))
-	nt=$((each * ${#names[@]}))
+	local names=() each i
 	probe "$aflt"
-	for i in "${!names[@]}"; do
-		afl_start "${names[i]}" "${rworkers[i]}" "${rplace[i]}" $((nt * turn + 120)) stopped
-	done
-	for p in "${pids[@]}"; do
-		for ((i = 0; i < 200; i++)); do
-			[ "$(pstat "$p" | cut -d' ' -f1)" != T ] || break
-			sleep 0.05
-		done
-	done
-	sig CONT "${names[0]}"
-	for ((i = 1; i < nt; i++)); do
-		sleep "$turn"
-		sig STOP "${names[$cur]}"
-		cur=$(((cur + 1) % ${#names[@]}))
-		[ "${rplace[cur]}" = pin ] && [ "$ncpu" -ge 2 ] && afl_pin "${names[$cur]}" "${rworkers[cur]}" $(((i / ${#names[@]}) % 2))
-		sig CONT "${names[$cur]}"
-	done
-	sleep "$turn"
-	sig STOP "${names[$cur]}"
+	take_turns afl_start afl_pin "$1" "${aname[@]}"
 	sleep 0.2 # the fork servers' executions under way end
 	for i in "${!names[@]}"; do
 		afl_cpu "${names[i]}" "${rworkers[i]}" $((each * turn))
