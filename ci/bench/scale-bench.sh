@@ -204,16 +204,24 @@ lf_start() {
 # microseconds an execution).  Its time-K files: user and system seconds
 # of worker K, and the wall time it had the machine.
 lf_row() {
-	local t=$1 d=$work/$1-$2 n=$3 k cw="" cov cpu
+	local t=$1 d=$work/$1-$2 n=$3 k cov cw
 	execs=0
 	for ((k = 0; k < n; k++)); do
 		execs=$((execs + $(awk '/stat::number_of_executed_units/ { u = $2 } END { print u + 0 }' "$d/log-$k")))
-		cw+="$(awk 'NF == 3 && $3 > 0 { printf "%.2f", ($1 + $2) / $3 }' "$d/time-$k") "
 	done
 	cov=$(cat "$d"/log-* | grep -aoE 'cov: [0-9]+' | cut -d' ' -f2 | sort -n | tail -1)
-	cpu=$(cat "$d"/time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
-	us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
-	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$(tr " " / <<<"${cw% }")" "${cov:-?}" "$pms"
+	cpu_cols "$d/time-" "$n"
+	row "$t" "$2" "$n" "$execs" "$((execs / secs))" "$us" "$cw" "${cov:-?}" "$pms"
+}
+# cpu_cols PREFIX N: from the files PREFIX0 .. PREFIX<N-1> (a worker's user
+# and system seconds and its wall time each) and execs, the columns
+# us/exec (us: all workers' CPU microseconds over their executions) and
+# cpu/wall (cw: each worker's, joined by /)
+cpu_cols() {
+	local k files=()
+	for ((k = 0; k < $2; k++)); do files+=("$1$k"); done
+	cw=$(awk 'NF == 3 && $3 > 0 { printf "%s%.2f", (NR > 1 ? "/" : ""), ($1 + $2) / $3 }' "${files[@]}")
+	us=$(awk -v e="$execs" 'NF == 3 { c += $1 + $2 } END { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }' "${files[@]}")
 }
 # A round's four libFuzzer rows: name, workers, placement.  Their
 # executions and CPU microseconds an execution go to e[] and u[], in this
@@ -343,18 +351,10 @@ afl_start() {
 # lf_row's); one after the other, no CPU figures.  A hang an instance
 # saved is named on stderr: taking turns must not make any.
 afl_row() {
-	local out=$work/afl-$1 k cw="" cpu hangs
+	local out=$work/afl-$1 cw=- hangs
 	execs=$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "execs_done" { s += $3 } END { printf "%d", s }')
-	us=- cw=-
-	if [ -f "$out.time-0" ]; then
-		cw=""
-		for ((k = 0; k < $2; k++)); do
-			cw+="$(awk 'NF == 3 && $3 > 0 { printf "%.2f", ($1 + $2) / $3 }' "$out.time-$k") "
-		done
-		cw=$(tr " " / <<<"${cw% }")
-		cpu=$(cat "$out".time-* | awk 'NF == 3 { s += $1 + $2 } END { print s + 0 }')
-		us=$(awk -v c="$cpu" -v e="$execs" 'BEGIN { if (e > 0) printf "%.1f", c * 1e6 / e; else print 0 }')
-	fi
+	us=-
+	[ ! -f "$out.time-0" ] || cpu_cols "$out.time-" "$2"
 	hangs=$(cat "$out"/*/fuzzer_stats 2>/dev/null | awk '$1 == "saved_hangs" { s += $3 } END { printf "%d", s }')
 	[ "$hangs" = 0 ] || echo "scale-bench: AFL++ row $1 saved $hangs hang(s)" >&2
 	row "$aflt" "$1" "$2" "$execs" "$((execs / secs))" "$us" "$cw" \
