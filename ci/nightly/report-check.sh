@@ -69,8 +69,10 @@ chrome() {
 if grep -Eiq '(src|href)=["'\'']?(https?:)?//|url\((["'\''])?(https?:)?//|<link ' "$page"; then
 	bad "the page refers to a network resource (not self-contained)"
 fi
-chrome --virtual-time-budget=5000 --dump-dom >"$tmp/dom.html" || {
-	bad "chromium --dump-dom failed: $(tail -3 "$tmp/chrome.err")"
+# One start of Chromium for both (~3 CPU-s each): the DOM after layout on
+# stdout, the screenshot of the same page to the file.
+chrome --virtual-time-budget=5000 --dump-dom --screenshot="$png" >"$tmp/dom.html" || {
+	bad "chromium --dump-dom --screenshot failed: $(tail -3 "$tmp/chrome.err")"
 	exit 1
 }
 drawn=$(grep -oE 'data-plots-drawn="[0-9]+"' "$tmp/dom.html" | grep -oE '[0-9]+' || echo 0)
@@ -122,7 +124,6 @@ echo "report-check.sh: links: $links_ok of $links_all lead to a file"
 [ "$findings" -ge "$min_findings" ] || bad "$findings finding row(s), want >= $min_findings"
 [ "$stress" -ge "$min_stress" ] || bad "$stress stress row(s), want >= $min_stress"
 
-chrome --screenshot="$png" >/dev/null || bad "chromium --screenshot failed: $(tail -3 "$tmp/chrome.err")"
 [ -s "$png" ] || { bad "no screenshot written"; exit 1; }
 python3 - "$png" <<'PY' || fail=1
 # PNG decoding, standard library only: the picture must be the window's
@@ -154,27 +155,36 @@ def add_bytes(x, y):
     return bytearray((((a & LO) + (b & LO)) ^ ((a ^ b) & HI)).to_bytes(stride, "big"))
 
 
-rows, prev, i = [], bytearray(stride), 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    if f == 2:
-        line = add_bytes(line, prev)
-    elif f in (1, 3, 4):
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            else:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+def unfilter(raw):
+    """The pixels, each row's filter undone.  A function, not module code:
+    its loops then run on local variables, ~5x faster (4.2 -> 0.8 CPU-s)."""
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        if f == 2:  # up
+            line = add_bytes(line, prev)
+        elif f == 1:  # sub
+            for x in range(bpp, stride):
+                line[x] = (line[x] + line[x - bpp]) & 255
+        elif f == 3:  # average
+            for x in range(bpp):
+                line[x] = (line[x] + prev[x] // 2) & 255
+            for x in range(bpp, stride):
+                line[x] = (line[x] + ((line[x - bpp] + prev[x]) >> 1)) & 255
+        elif f == 4:  # Paeth: left a, up b, up-left c; p = a + b - c
+            for x in range(bpp):
+                line[x] = (line[x] + prev[x]) & 255
+            for x in range(bpp, stride):
+                a, b, c = line[x - bpp], prev[x], prev[x - bpp]
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - c - c)
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line)
-    prev = line
-pix = b"".join(bytes(r) for r in rows)
+        rows.append(line)
+        prev = line
+    return b"".join(bytes(r) for r in rows)
+
+
+pix = unfilter(raw)
 if bpp == 4:  # drop alpha
     rgb = bytearray(w * h * 3)
     rgb[0::3], rgb[1::3], rgb[2::3] = pix[0::4], pix[1::4], pix[2::4]
