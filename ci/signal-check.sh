@@ -51,7 +51,7 @@ left() { grep -lzx "KMGR_SIGCHECK_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null | 
 # of its stdout or stderr matches REGEX (a script's build and start-up
 # take what the machine's load makes them take), at most 120 s.
 check_case() {
-	local name=$1 sig=$2 wait=$3 check=$4 marker pid rc want i
+	local name=$1 sig=$2 wait=$3 check=$4 marker pid rc want
 	shift 5
 	n=$((n + 1))
 	out=$work/$n
@@ -62,7 +62,7 @@ check_case() {
 	pid=$!
 	case $wait in
 	/*/)
-		for i in $(seq 600); do
+		for _ in $(seq 600); do
 			grep -qE -- "${wait:1:-1}" "$out/stdout" "$out/stderr" && break
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.2
@@ -74,7 +74,7 @@ check_case() {
 	*) sleep "$wait" ;;
 	esac
 	kill -"$sig" "$pid" 2>/dev/null
-	for i in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$pid" 2>/dev/null; then
 		fail "$name $sig: still running 60 s after the signal"
 		kill -KILL "$pid"
