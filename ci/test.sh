@@ -5,8 +5,7 @@
 # preset's fuzz targets and replay its fuzz-regression tests with them.
 # Budget: under 8 minutes on 2 quiet cores from a clean clone.
 # The presets after the first build one after the other (at nice 10)
-# from the start, beside the checks, the first build and the tests of the
-# presets before them.  Every test of a preset runs, except in tsan the
+# beside the tests of the ones before them.  Every test of a preset runs, except in tsan the
 # label "tool" (single-threaded tool code: asan, msan and release run it);
 # docs/install.md has the table of where each label runs and why.
 # The console gets one line a phase, stamped with the wall and CPU seconds
@@ -111,6 +110,12 @@ run_tests() {
 }
 
 step deps bash ci/deps.sh
+step format bash ci/format.sh --check
+# Only lib/sched touches threads, locks, atomics and time; the self-test
+# proves the check still turns red on a bad line.
+step layering bash ci/check-layering.sh
+step "layering self-test" bash ci/check-layering.sh --self-test
+step "ClusterFuzzLite/OSS-Fuzz files" bash ci/cflite-check.sh --yaml-only
 
 jobs=${KMGR_JOBS:-2}
 presets=${KMGR_PRESETS:-asan tsan msan release}
@@ -162,9 +167,8 @@ build_cmd() {
 }
 
 # The presets after the first build one after the other, at nice 10,
-# beside the foreground (the checks, the first preset's build, the
-# tests): the foreground leaves part of the two CPUs idle (one-CPU checks,
-# the last links, sleeps, waits on children) and the builds take that,
+# beside the tests (the foreground): the tests leave much of the two CPUs
+# idle (sleeps, waits on children) and the builds take what they leave,
 # each as soon as the one before it is done rather than when the tests
 # of a preset end.  A build's configure and ninja output go to a log of
 # its own ($log.build-PRESET, appended to the log when its tests come),
@@ -186,7 +190,7 @@ build_pipeline() {
 }
 start_builds() {
 	[ $# -gt 0 ] || return 0
-	stamp "build $* (one after the other, beside the rest, at nice 10)"
+	stamp "build $* (one after the other, beside the tests, at nice 10)"
 	set -m # its own process group: an interrupt stops the whole pipeline
 	build_pipeline "$@" </dev/null &
 	bg_pid=$!
@@ -221,16 +225,6 @@ await_build() {
 # fuzz-regression replays.
 # shellcheck disable=SC2086 # the presets: words
 set -- $presets
-# The later presets' pipeline starts first: at nice 10 it takes what the
-# checks (one CPU, ~10 s) and the first preset's configure and build
-# leave idle.
-[ $# -lt 2 ] || start_builds "${@:2}"
-step format bash ci/format.sh --check
-# Only lib/sched touches threads, locks, atomics and time; the self-test
-# proves the check still turns red on a bad line.
-step layering bash ci/check-layering.sh
-step "layering self-test" bash ci/check-layering.sh --self-test
-step "ClusterFuzzLite/OSS-Fuzz files" bash ci/cflite-check.sh --yaml-only
 if [ $# -gt 0 ]; then
 	step "configure $1" kmgr_configure test.sh "build/$1" --always --preset "$1"
 	build_cmd "$1"
@@ -242,6 +236,7 @@ while [ $# -gt 0 ]; do
 	preset=$1
 	shift
 	if [ "$first" = 1 ]; then
+		start_builds "$@"
 		first=0
 	else
 		await_build "$preset"
