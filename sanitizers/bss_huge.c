@@ -36,6 +36,8 @@
 #endif
 #define BSS_PAGE ((uintptr_t)4096)
 #define BSS_HUGE ((uintptr_t)2 << 20)
+/* X rounded up to a multiple of A, a power of two */
+#define BSS_ROUND_UP(x, a) (((x) + (a)-1) & ~((a)-1))
 
 /* The linkers' own symbols (GNU ld and lld): where .bss starts and where
  * the program's data ends. */
@@ -48,7 +50,7 @@ extern char _end[];
  * of it, when nothing (the brk heap) is there already.  The new end. */
 BSS_RAW static uintptr_t bss_round_up_tail(uintptr_t e)
 {
-	uintptr_t tail = (e + BSS_HUGE - 1) & ~(BSS_HUGE - 1);
+	uintptr_t tail = BSS_ROUND_UP(e, BSS_HUGE);
 	long p;
 
 	if (tail == e || (uintptr_t)syscall(SYS_brk, 0) < tail)
@@ -68,7 +70,7 @@ BSS_RAW static void bss_collapse_written(uintptr_t b, uintptr_t e)
 {
 	unsigned char in[BSS_HUGE / BSS_PAGE];
 
-	for (uintptr_t c = (b + BSS_HUGE - 1) & ~(BSS_HUGE - 1); c + BSS_HUGE <= e; c += BSS_HUGE) {
+	for (uintptr_t c = BSS_ROUND_UP(b, BSS_HUGE); c + BSS_HUGE <= e; c += BSS_HUGE) {
 		if (syscall(SYS_mincore, (void *)c, (size_t)BSS_HUGE, in) != 0)
 			continue;
 		for (size_t i = 0; i < sizeof(in); i++)
@@ -82,8 +84,8 @@ BSS_RAW static void bss_collapse_written(uintptr_t b, uintptr_t e)
 
 BSS_RAW static void bss_huge_advise(void)
 {
-	uintptr_t b = ((uintptr_t)__bss_start + BSS_PAGE - 1) & ~(BSS_PAGE - 1);
-	uintptr_t e = ((uintptr_t)_end + BSS_PAGE - 1) & ~(BSS_PAGE - 1);
+	uintptr_t b = BSS_ROUND_UP((uintptr_t)__bss_start, BSS_PAGE);
+	uintptr_t e = BSS_ROUND_UP((uintptr_t)_end, BSS_PAGE);
 
 	if (e <= b)
 		return;

@@ -33,8 +33,9 @@ extern char _end[];
 extern void (*const __preinit_array_start[])(void);
 extern void (*const kmgr_bss_huge_preinit)(void);
 
-#define PAGE ((uintptr_t)4096)
-#define HUGE ((uintptr_t)2 << 20)
+#define PAGE           ((uintptr_t)4096)
+#define HUGE           ((uintptr_t)2 << 20)
+#define ROUND_UP(x, a) (((x) + (a)-1) & ~((a)-1))
 
 static bool thp_available(void)
 {
@@ -93,11 +94,10 @@ static void case_first(void)
 static void case_startup_huge(void)
 {
 	static unsigned char in[HUGE / PAGE];
-	uintptr_t e = ((uintptr_t)_end + PAGE - 1) & ~(PAGE - 1);
+	uintptr_t e = ROUND_UP((uintptr_t)_end, PAGE);
 	int whole = 0, untouched = 0;
 
-	for (uintptr_t c = ((uintptr_t)__bss_start + HUGE - 1) & ~(HUGE - 1); c + HUGE <= e;
-	     c += HUGE) {
+	for (uintptr_t c = ROUND_UP((uintptr_t)__bss_start, HUGE); c + HUGE <= e; c += HUGE) {
 		size_t n = 0;
 
 		KT_EQ(mincore((void *)c, HUGE, in), 0);
@@ -135,7 +135,7 @@ __attribute__((disable_sanitizer_instrumentation)) static unsigned read_bss(void
 
 static void case_cheap_scan(void)
 {
-	uintptr_t b = (uintptr_t)__bss_start, head = ((b + HUGE - 1) & ~(HUGE - 1)) - b;
+	uintptr_t b = (uintptr_t)__bss_start, head = ROUND_UP(b, HUGE) - b;
 	long pages = (long)(((uintptr_t)_end - b) / PAGE), allowed = (long)(head / PAGE) + 64;
 	long before = minor_faults(), faults;
 
