@@ -30,7 +30,9 @@
 # One run at a time per work folder (fuzz-work/<preset>): a second is
 # refused with one line.  A work folder that cannot be written (full disk,
 # read-only) or a libFuzzer that fails without a finding fails the run with
-# one line naming the cause, never "no findings".
+# one line naming the cause, never "no findings".  A work folder on an ext4
+# without a journal gets one "note:" line first (ci/lib/workfs.sh: there
+# every file libFuzzer writes scans the recently deleted inodes).
 # Interrupted (INT, TERM, HUP): stops libFuzzer and its workers, writes the
 # summary and JSON so far marked "interrupted" (the target running then
 # included, marked partial), exits 128+signal.  Killed (SIGKILL): a
@@ -46,6 +48,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/targets.sh"
 . "$(dirname "$0")/lib/build.sh"
 . "$(dirname "$0")/lib/cpus.sh"
+. "$(dirname "$0")/lib/workfs.sh"
 kmgr_signals_reset "$0" "$@"
 
 minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(kmgr_cpus) json="" mode=""
@@ -184,6 +187,8 @@ err=$(mkdir -p "$work" 2>&1) || run_failed "cannot create $work: ${err##*: }"
 { exec 9>>"$work/.lock"; } 2>/dev/null || run_failed "cannot write in $work"
 flock -n 9 || kmgr_die "another fuzz.sh run uses $work; wait for it, or give this one its own KMGR_FUZZ_WORK"
 writable "$work"
+note=$(kmgr_workfs_note "$work")
+[ -z "$note" ] || echo "fuzz.sh: $note"
 # This run's scratch, in one folder: the summary, the records, the copies
 # of the findings, the running target's process group (pgid).
 scratch=$(mktemp -d "$work/.scratch.XXXXXX" 2>/dev/null) || run_failed "cannot write in $work"

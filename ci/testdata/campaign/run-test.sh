@@ -9,6 +9,9 @@
 #             naming "No space left on device", never "no findings"
 #           - SIGKILL of fuzz.sh --jobs 2 mid-run: 5 s later no process of
 #             the run is left and no .scratch.* in the work folder
+#           - a work folder on an ext4 without a journal gets one "note:"
+#             line, one on a journaled ext4 none (loop-mounted images: root
+#             and mkfs.ext4 needed, else skipped with a line)
 #   mutant  mutants/fuzz-1-no-ref.patch applied in a copy of the tree,
 #           fuzz_concurrent built there (minutes: label slow), then
 #           fuzz.sh --seconds 20 --targets concurrent: the target fuzzes
@@ -23,9 +26,10 @@ root=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$(cd "$1" && pwd) mode=$2
 budget=${KMGR_CAMPAIGN_BUDGET:---seconds 20}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/campaign-test.XXXXXX")
-mnt=""
+mnt="" ext4=()
 cleanup() {
 	[ -z "$mnt" ] || umount "$mnt" 2>/dev/null
+	for m in "${ext4[@]}"; do umount "$m" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -44,8 +48,29 @@ sigkill() {
 		fail "$what: 5 s later still running: $(left "$mark" | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
 }
 
+# ext4_mount NAME MKFS-FLAGS...: a 64 MiB ext4 image made with those flags,
+# mounted at $tmp/NAME (cleanup unmounts it); when it cannot be, fails
+# with the reason in $why.  Not in a subshell: ext4 lists the mounts.
+ext4_mount() {
+	local name=$1 mkfs
+	shift
+	mkfs=$(PATH=$PATH:/usr/sbin:/sbin command -v mkfs.ext4) || { why="no mkfs.ext4"; return 1; }
+	mkdir -p "$tmp/$name"
+	truncate -s 64M "$tmp/$name.img" && "$mkfs" -q -F "$@" "$tmp/$name.img" >/dev/null 2>&1 ||
+		{ why="mkfs.ext4 failed"; return 1; }
+	mount -o loop "$tmp/$name.img" "$tmp/$name" 2>/dev/null || { why="cannot mount a loop device (not root?)"; return 1; }
+	ext4+=("$tmp/$name")
+}
+
 quick() {
-	local rc pid n
+	local rc pid n why="" w2=$tmp/w2 w3=$tmp/w3 fs=0
+	# the work folders of the SIGKILL case (w2) and the cgroup case (w3) on
+	# a journaled ext4 and on one without a journal, when this can mount
+	if ext4_mount journaled && ext4_mount nojournal -O ^has_journal; then
+		w2=$tmp/journaled/w2 w3=$tmp/nojournal/w3 fs=1
+	else
+		echo "campaign-test: $why: the ext4 work folder cases skipped"
+	fi
 	# SIGKILL of ci/nightly.sh while a stress binary runs: it dies too
 	if [ -x "$build/stress/stress_refdrain" ]; then
 		env KMGR_CAMPAIGN_MARK=night-$$ bash "$root/ci/nightly.sh" --minutes 1 --presets "$(basename "$build")" \
@@ -70,14 +95,16 @@ quick() {
 	# SIGKILL of the first, mid-run, with --jobs 2 in the next one
 	kill -TERM "$pid"
 	wait "$pid"
-	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w2" KMGR_CAMPAIGN_MARK=kill-$$ \
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$w2" KMGR_CAMPAIGN_MARK=kill-$$ \
 		bash "$root/ci/fuzz.sh" $budget --targets concurrent --jobs 2 >"$tmp/kill.out" 2>&1 &
 	pid=$!
 	for n in $(seq 150); do grep -q '^== fuzz.sh: concurrent for' "$tmp/kill.out" && break; sleep 0.2; done
 	sleep 3
 	sigkill SIGKILL "kill-$$" "$pid" "$tmp/kill.out"
-	[ -z "$(ls -d "$tmp/w2"/.scratch.* "$tmp/w2"/.summary.* "$tmp/w2"/.records.* 2>/dev/null)" ] ||
-		fail "SIGKILL: scratch left: $(ls -d "$tmp/w2"/.s* "$tmp/w2"/.r* 2>/dev/null | paste -sd' ')"
+	[ -z "$(ls -d "$w2"/.scratch.* "$w2"/.summary.* "$w2"/.records.* 2>/dev/null)" ] ||
+		fail "SIGKILL: scratch left: $(ls -d "$w2"/.s* "$w2"/.r* 2>/dev/null | paste -sd' ')"
+	[ "$fs" = 0 ] || ! grep -q 'note:.*without a journal' "$tmp/kill.out" ||
+		fail "a work folder on a journaled ext4: $(grep 'note:' "$tmp/kill.out")"
 	kill -KILL $(left "kill-$$") 2>/dev/null
 	# --jobs by default: the CPUs this process may run on; a cgroup CPU
 	# quota of one CPU (a made-up cgroup tree, cgroup v2 and v1 files)
@@ -85,9 +112,11 @@ quick() {
 	echo "100000 100000" >"$tmp/cg/cpu.max"
 	echo 100000 >"$tmp/cg/cpu/cpu.cfs_quota_us"
 	echo 100000 >"$tmp/cg/cpu/cpu.cfs_period_us"
-	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w3" KMGR_CGROUP_ROOT="$tmp/cg" bash "$root/ci/fuzz.sh" \
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$w3" KMGR_CGROUP_ROOT="$tmp/cg" bash "$root/ci/fuzz.sh" \
 		--seconds 2 --targets concurrent --json "$tmp/cg.json" >"$tmp/cg.out" 2>&1 ||
 		fail "--seconds 2 under a 1-CPU quota: $(tail -n 2 "$tmp/cg.out")"
+	[ "$fs" = 0 ] || [ "$(grep -c "^fuzz.sh: note: $w3 is on an ext4 without a journal" "$tmp/cg.out")" = 1 ] ||
+		fail "a work folder on an ext4 without a journal: no one note line: $(head -n 4 "$tmp/cg.out")"
 	grep -q '"jobs": 1,' "$tmp/cg.json" 2>/dev/null ||
 		fail "--jobs default under a 1-CPU cgroup quota: $(grep -o '"jobs": [0-9]*' "$tmp/cg.json" 2>/dev/null)"
 	# the work folder on a full disk
