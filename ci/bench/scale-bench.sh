@@ -26,6 +26,9 @@
 # rows taking turns the same way.  A turn stops afl-fuzz alone: its fork
 # servers finish the execution under way and wait for the next input, so
 # a stop reads as one slow execution, never a hang (afl_turns).
+# The rows' folders go to $TMPDIR (default /tmp), whose filesystem the
+# first line names (ci/lib/workfs.sh: an ext4 without a journal makes
+# every file a worker writes dearer, x1.04-1.18 CPU against tmpfs).
 # Prints a row per run (total executions, exec/s over N s, each worker's
 # CPU time over the wall time it had, coverage, and the probe: the CPU
 # milliseconds of one fixed replay taken before the row, or before the
@@ -96,7 +99,12 @@ ncpu=$(nproc)
 . "$root/sanitizers/env.sh"
 . "$root/ci/lib/options.sh"
 . "$root/ci/lib/afl.sh"
-work=$(mktemp -d /tmp/scale-bench.XXXXXX)
+. "$root/ci/lib/workfs.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/scale-bench.XXXXXX")
+# the rows' folders are in $TMPDIR (default /tmp): on an ext4 without a
+# journal every row pays for the inodes the others deleted, one line says so
+note=$(kmgr_workfs_note "$work")
+[ -z "$note" ] || echo "scale-bench: $note" >&2
 # Every afl-fuzz of this run, and so its fork servers and their children,
 # carries KMGR_SCALE_RUN=$run (ci/lib/afl.sh): a CmpLog persistent-mode
 # child is left stopped even after afl-fuzz -V ends normally, one per run
@@ -419,7 +427,7 @@ afl_turns() {
 	done
 }
 
-echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $ncpu CPUs, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $ncpu CPUs, folders on $(stat -f -c %T "$work"), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 row target run workers execs exec/s us/exec cpu/wall cov probe
 summary=()
 for t in "${tlist[@]}"; do
