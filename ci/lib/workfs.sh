@@ -1,7 +1,7 @@
 # ci/lib/workfs.sh - sourced by ci/fuzz.sh: what the filesystem of a work
 # folder costs libFuzzer's workers.
 #
-#   kmgr_workfs_note DIR
+#   kmgr_workfs_note DIR VAR
 #       one line when DIR is on an ext4 without a journal (the root disk of
 #       some VM images), nothing otherwise.  There ext4 does not hand out
 #       an inode freed in the last 1-6 minutes (recently_deleted in
@@ -12,13 +12,14 @@
 #       executions than on tmpfs, on a journaled ext4 0-1.5%
 #       (docs/bench-notes/2026-12-05-work-filesystem.md).  The folder's
 #       device (st_dev) names its block device through /sys/dev/block,
-#       whose ext4 entry says whether a journal thread runs.
+#       whose ext4 entry says whether a journal thread runs.  VAR names the
+#       setting that moves DIR (KMGR_FUZZ_WORK, TMPDIR).
 #       $KMGR_SYSFS_ROOT stands for /sys (a test points it elsewhere).
 
 kmgr_workfs_note() {
-	python3 - "$1" "${KMGR_SYSFS_ROOT:-/sys}" <<'PY' 2>/dev/null || true
+	python3 - "$1" "$2" "${KMGR_SYSFS_ROOT:-/sys}" <<'PY' 2>/dev/null || true
 import os, sys
-d, sysfs = sys.argv[1:]
+d, var, sysfs = sys.argv[1:]
 st = os.stat(d)
 dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
 name = os.path.basename(os.path.realpath(os.path.join(sysfs, "dev/block", dev)))
@@ -29,7 +30,7 @@ except OSError:
 if journal == "<none>":
     print("note: %s is on an ext4 without a journal (%s): each file libFuzzer writes there "
           "scans past the inodes deleted in the last minutes, 4-17%% of a worker's CPU; "
-          "a KMGR_FUZZ_WORK on tmpfs or a journaled filesystem avoids it "
-          "(docs/fuzzing.md, \"Speed\")" % (d, name))
+          "a %s on tmpfs or a journaled filesystem avoids it "
+          "(docs/fuzzing.md, \"Speed\")" % (d, name, var))
 PY
 }
