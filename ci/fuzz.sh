@@ -187,8 +187,7 @@ err=$(mkdir -p "$work" 2>&1) || run_failed "cannot create $work: ${err##*: }"
 { exec 9>>"$work/.lock"; } 2>/dev/null || run_failed "cannot write in $work"
 flock -n 9 || kmgr_die "another fuzz.sh run uses $work; wait for it, or give this one its own KMGR_FUZZ_WORK"
 writable "$work"
-note=$(kmgr_workfs_note "$work" KMGR_FUZZ_WORK)
-[ -z "$note" ] || echo "fuzz.sh: $note"
+kmgr_workfs_note "$work" KMGR_FUZZ_WORK fuzz.sh
 # This run's scratch, in one folder: the summary, the records, the copies
 # of the findings, the running target's process group (pgid).
 scratch=$(mktemp -d "$work/.scratch.XXXXXX" 2>/dev/null) || run_failed "cannot write in $work"

@@ -101,10 +101,7 @@ ncpu=$(nproc)
 . "$root/ci/lib/afl.sh"
 . "$root/ci/lib/workfs.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scale-bench.XXXXXX")
-# the rows' folders are in $TMPDIR (default /tmp): on an ext4 without a
-# journal every row pays for the inodes the others deleted, one line says so
-note=$(kmgr_workfs_note "$work" TMPDIR)
-[ -z "$note" ] || echo "scale-bench: $note" >&2
+kmgr_workfs_note "$work" TMPDIR scale-bench >&2
 # Every afl-fuzz of this run, and so its fork servers and their children,
 # carries KMGR_SCALE_RUN=$run (ci/lib/afl.sh): a CmpLog persistent-mode
 # child is left stopped even after afl-fuzz -V ends normally, one per run
