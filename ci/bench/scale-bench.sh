@@ -51,7 +51,12 @@
 # heavier inputs: two workers on one folder run each other's finds).
 # The probes' spread is printed with the ratios: past x1.15 the machine's
 # own speed moved during the run; rows one after the other then measure
-# it as much as the workers.
+# it as much as the workers.  So is "both CPUs busy" (the probe's CPU on
+# both CPUs at once over its CPU alone on each, three times before each
+# round): this VM's guest time counts the host's stalls (no steal time),
+# and its host at times charges more when both vCPUs run, so x2cpu cannot
+# pass 2 over that figure.  One such sample moved x0.95-1.24 back to back
+# on 2026-12-05: read the median over rounds.
 # Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
 # AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
@@ -134,15 +139,33 @@ row() { printf '%-11s %-12s %7s %10s %8s %8s %-11s %6s %6s\n' "$@"; }
 # The workload never changes, so where it moves between rows the machine
 # moved: on the project's VM a busy host made the same replay x1.5-3
 # slower within an hour while an ALU loop kept its speed, and the rows'
-# ratios then measure the host as much as the workers.
+# ratios then measure the host as much as the workers.  With 2 CPUs the
+# probe then runs three times alone on CPU 0, alone on CPU 1 and on both
+# at once: the CPU of the runs at once over the runs alone (to "both") is
+# what this machine charges a replay when both its CPUs are busy, which
+# x2cpu pays too.
+probe_run() { # CPU FILE: one probe replay pinned to CPU, its time in FILE
+	/usr/bin/time -f '%U %S' -o "$2" taskset -c "$1" "$b" -runs=500 -timeout=25 \
+		-rss_limit_mb=4096 "$root/corpus/$t"/* >/dev/null 2>&1
+}
 probe() {
-	local b=$root/build/asan/fuzz/$1
+	local t=$1 b=$root/build/asan/fuzz/$1 p0 p1 k
 	pms=-
 	[ -x "$b" ] || return 0
-	/usr/bin/time -f '%U %S' -o "$work/probe" taskset -c 0 "$b" -runs=500 -timeout=25 \
-		-rss_limit_mb=4096 "$root/corpus/$1"/* >/dev/null 2>&1 || return 0
+	probe_run 0 "$work/probe" || return 0
 	pms=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/probe")
 	probes+=("$pms")
+	[ "$ncpu" -ge 2 ] || return 0
+	for k in 1 2 3; do
+		probe_run 0 "$work/probe-a0" || return 0
+		probe_run 1 "$work/probe-a1" || return 0
+		probe_run 0 "$work/probe-b0" & p0=$!
+		probe_run 1 "$work/probe-b1" & p1=$!
+		wait "$p0" && wait "$p1" || return 0
+		cat "$work/probe-a0" "$work/probe-a1" "$work/probe-b0" "$work/probe-b1"
+	done >"$work/probe-both"
+	both+=("$(awk '{ c = $1 + $2; if (NR % 4 == 1 || NR % 4 == 2) a += c; else b += c }
+		END { if (a > 0) printf "%.4f", b / a; else print 1 }' "$work/probe-both")")
 }
 # spread [turns]: "probe MIN-MAX ms (xR)" over this target's probes, and
 # past x1.15 a warning, or with turns a note that the rows shared it
@@ -156,6 +179,7 @@ spread() {
 		else if (r > 1.15)
 			printf ": the machine moved, the ratios above measure it too"
 	}'
+	[ "${#both[@]}" -eq 0 ] || printf '; both CPUs busy: %s CPU a replay' "$(med "${both[@]}")"
 }
 # rnum A B: A/B as a number (0 when B is 0); med X...: "xMEDIAN" of the
 # numbers, with "(min-max)" when there are several
@@ -428,7 +452,7 @@ echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the o
 row target run workers execs exec/s us/exec cpu/wall cov probe
 summary=()
 for t in "${tlist[@]}"; do
-	x2=() x1=() pn=() c2=() cp=() probes=() e=() u=()
+	x2=() x1=() pn=() c2=() cp=() probes=() both=() e=() u=()
 	for ((r = 1; r <= rounds; r++)); do
 		sfx=$(round_suffix "$r")
 		if [ "$turn" = 0 ]; then
@@ -448,7 +472,7 @@ if [ "$afl" = 1 ]; then
 	ab=$root/build/afl/fuzz/$aflt cl_bin=$root/build/afl-cmplog/fuzz/$aflt dict=$root/corpus/$aflt.dict
 	kmgr_afl_env
 	export AFL_CMPLOG_ONLY_NEW=1
-	probes=() x2=() x1=() pn=() c2=() cp=() e=() u=()
+	probes=() both=() x2=() x1=() pn=() c2=() cp=() e=() u=()
 	for ((r = 1; r <= rounds; r++)); do
 		sfx=$(round_suffix "$r")
 		if [ "$turn" = 0 ]; then
