@@ -156,13 +156,13 @@ probe() {
 	pms=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/probe")
 	probes+=("$pms")
 	[ "$ncpu" -ge 2 ] || return 0
-	for k in 1 2 3; do
-		probe_run 0 "$work/probe-a0" || return 0
+	for k in 1 2 3; do # the first time on CPU 0 alone is the one above
+		[ "$k" = 1 ] || probe_run 0 "$work/probe" || return 0
 		probe_run 1 "$work/probe-a1" || return 0
 		probe_run 0 "$work/probe-b0" & p0=$!
 		probe_run 1 "$work/probe-b1" & p1=$!
 		wait "$p0" && wait "$p1" || return 0
-		cat "$work/probe-a0" "$work/probe-a1" "$work/probe-b0" "$work/probe-b1"
+		cat "$work/probe" "$work/probe-a1" "$work/probe-b0" "$work/probe-b1"
 	done >"$work/probe-both"
 	both+=("$(awk '{ c = $1 + $2; if (NR % 4 == 1 || NR % 4 == 2) a += c; else b += c }
 		END { if (a > 0) printf "%.4f", b / a; else print 1 }' "$work/probe-both")")
