@@ -13,7 +13,9 @@
 # on: its affinity mask and its cgroup's CPU quota): N in-process libFuzzer
 # workers on one shared corpus folder (each reloads what the others find),
 # each restarted after a finding for the rest of the budget; the figures
-# are their sum.  --keep-going: libFuzzer's fork mode
+# are their sum.  More workers than those CPUs take turns, as many at a
+# time as there are CPUs, for a turn of up to 2 s each (ci/lib/turns.sh:
+# two workers at once on one CPU pay x1.04-1.12 CPU an execution).  --keep-going: libFuzzer's fork mode
 # instead (-fork=N), each crash, timeout or OOM recorded and the budget
 # continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the
 # same flag), slower but proof against a target that dies.  Flags come from
@@ -49,9 +51,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib/build.sh"
 . "$(dirname "$0")/lib/cpus.sh"
 . "$(dirname "$0")/lib/workfs.sh"
+. "$(dirname "$0")/lib/turns.sh"
 kmgr_signals_reset "$0" "$@"
 
-minutes=10 preset=asan targets=$(kmgr_targets) jobs=$(kmgr_cpus) json="" mode=""
+ncpu=$(kmgr_cpus)
+minutes=10 preset=asan targets=$(kmgr_targets) jobs=$ncpu json="" mode=""
 build_only=0 json_given=0 seconds=""
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -369,16 +373,46 @@ run_target() {
 		worker 0
 		return
 	fi
-	local pids=() rc=0 r p
+	local pids=() rc=0 r p tp=""
 	for k in $(seq 0 $((jobs - 1))); do
 		worker "$k" >"$dir/worker-$k.log" 2>&1 &
 		pids+=($!)
 	done
+	if [ "$jobs" -gt "$ncpu" ]; then
+		kmgr_turns "$ncpu" "$(turn_secs)" "$jobs" lf_worker &
+		tp=$!
+	fi
 	# the first worker that failed gives the target's status
 	for p in "${pids[@]}"; do
 		wait "$p" || { r=$?; [ "$rc" != 0 ] || rc=$r; }
 	done
+	[ -z "$tp" ] || wait "$tp" || true
 	return "$rc"
+}
+# turn_secs: the turn of workers that outnumber the CPUs: 2 s, shorter
+# where a worker would wait more than 10 s for its next turn (libFuzzer
+# counts a stopped unit's wait against its 25-s timeout)
+turn_secs() {
+	awk -v n="$jobs" -v c="$ncpu" 'BEGIN { w = int((n - c + c - 1) / c)
+		t = 2; if (w * t > 10) t = 10 / w; if (t < 0.25) t = 0.25; print t }'
+}
+# turns_note: ", taking turns on N CPU(s)" when the in-process workers
+# outnumber the CPUs (fork mode: libFuzzer runs its own)
+turns_note() {
+	[ -z "$mode" ] && [ "$jobs" -gt "$ncpu" ] || return 0
+	printf ', taking turns of %ss on %s CPU(s)' "$(turn_secs)" "$ncpu"
+}
+# lf_worker K SIG|alive (kmgr_turns): SIG to the libFuzzer that worker K's
+# loop runs now (its child running $bin); "alive": whether the loop runs
+lf_worker() {
+	local w=${pids[$1]} c kids=()
+	[ "$2" != alive ] || { kill -0 "$w" 2>/dev/null; return; }
+	# builtins only (read, test -ef, kill): called every half second
+	read -r -a kids <"/proc/$w/task/$w/children" 2>/dev/null || true
+	for c in "${kids[@]}"; do
+		[ ! "/proc/$c/exe" -ef "$bin" ] || kill "-$2" "$c" 2>/dev/null || true
+	done
+	return 0
 }
 # worker K: libFuzzer in-process (no per-job restarts: its exec/s is what
 # BENCHMARKS measures); a finding ends that run, so it is started again,
@@ -506,7 +540,7 @@ for t in "${tlist[@]}"; do
 	fpid=$!
 	set +m
 	echo "$fpid" >"$scratch/pgid"
-	echo "== fuzz.sh: $t for ${share}s, $jobs worker(s)${mode:+ (fork mode, --keep-going)} (log: $dir/fuzz.log," \
+	echo "== fuzz.sh: $t for ${share}s, $jobs worker(s)${mode:+ (fork mode, --keep-going)}$(turns_note) (log: $dir/fuzz.log," \
 		"crash files: $dir/artifacts/)"
 	# findings of earlier runs stay where they are; only newer ones count
 	stamp=$dir/.run-start

@@ -7,7 +7,8 @@
 # ci/fuzz.sh runs a worker (the target's corpus/T.options, a fresh copy of
 # corpus/T, workers on one shared folder, worker K with -seed=K+1): one
 # worker free, one worker pinned to CPU 0, two workers free, two workers
-# both pinned to CPU 0.
+# both pinned to CPU 0 and taking turns of 2 s, as ci/fuzz.sh's workers
+# do where they outnumber the CPUs (ci/lib/turns.sh).
 # The four rows take turns: started together, one row runs for S seconds
 # (--turn, default 2) while the other three are stopped (SIGSTOP), then the
 # next, until each has had its N seconds of the machine.  This host's
@@ -35,7 +36,8 @@
 # round of four rows that take turns, the machine's speed at that moment)
 # and per target the ratios:
 #   x2cpu  executions of 2 workers / 1 worker, free on 2 CPUs (goal >= 1.8)
-#   x1cpu  the same, everything pinned to one CPU (goal >= 0.95)
+#   x1cpu  the same, everything pinned to one CPU (the two workers taking
+#          turns) (goal >= 0.95)
 #   pin    one worker pinned / free (goal 0.9 .. 1.1)
 # --rounds R (default 1) runs a target's four rows R times, one round
 # after the other, and prints each ratio's median over the rounds (and
@@ -60,7 +62,7 @@
 # Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
 # AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
-secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1 turn=2
+secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1 turn=2 alt=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -105,6 +107,7 @@ ncpu=$(nproc)
 . "$root/ci/lib/options.sh"
 . "$root/ci/lib/afl.sh"
 . "$root/ci/lib/workfs.sh"
+. "$root/ci/lib/turns.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scale-bench.XXXXXX")
 kmgr_workfs_note "$work" TMPDIR scale-bench >&2
 # Every afl-fuzz of this run, and so its fork servers and their children,
@@ -256,13 +259,27 @@ cpu_cols() {
 # executions and CPU microseconds an execution go to e[] and u[], in this
 # order, for add_ratios.
 rname=(free1 pin1 free2 pin2) rworkers=(1 1 2 2) rplace=(free pin free pin)
-# lf T NAME WORKERS PIN: one libFuzzer row on its own (--sequential)
+# lf T NAME WORKERS PIN: one libFuzzer row on its own (--sequential);
+# pinned workers take turns (kmgr_turns, as ci/fuzz.sh's)
 lf() {
+	local tp=""
 	probe "$1"
 	lf_start "$1" "$2" "$3" "$4" "$secs"
+	if [ "$4" = pin ] && [ "$3" -gt 1 ]; then
+		read -r -a rw <<<"${rowpids[$2]}"
+		kmgr_turns 1 2 "$3" row_worker &
+		tp=$!
+	fi
 	wait ${rowpids[$2]} || true
+	[ -z "$tp" ] || wait "$tp" || true
 	pids=()
 	lf_row "$1" "$2" "$3"
+}
+# row_worker K SIG|alive (kmgr_turns): SIG to the process group of worker
+# K of the row in rw (/usr/bin/time and the worker it runs)
+row_worker() {
+	[ "$2" != alive ] || { kill -0 "${rw[$1]}" 2>/dev/null; return; }
+	kill "-$2" -- "-${rw[$1]}" 2>/dev/null || true
 }
 # pstat PID: the fields of /proc/PID/stat after the ")" that ends the
 # command name (state first, then utime and stime as the 12th and 13th)
@@ -299,7 +316,7 @@ take_turns() {
 			sleep 0.05
 		done
 	done
-	sig CONT "${names[0]}"
+	cont_row 0 0
 	for ((i = 1; i < nt; i++)); do
 		sleep "$turn"
 		sig STOP "${names[$cur]}"
@@ -312,10 +329,22 @@ take_turns() {
 			# shellcheck disable=SC2086 # PIN: a command and its first words
 			$pin "${names[$cur]}" "${rworkers[cur]}" $(((i / ${#names[@]}) % 2))
 		fi
-		sig CONT "${names[$cur]}"
+		cont_row "$cur" "$i"
 	done
 	sleep "$turn"
 	sig STOP "${names[$cur]}"
+}
+# cont_row C I: row C continues for turn I of the round.  With $alt, a
+# pinned row of several workers continues one of them, the next at each
+# of its turns: workers that outnumber the CPUs take turns (ci/fuzz.sh).
+cont_row() {
+	local c=$1 a
+	if [ "$alt" = 1 ] && [ "${rplace[c]}" = pin ] && [ "${rworkers[c]}" -gt 1 ]; then
+		read -r -a a <<<"${rowpids[${names[c]}]}"
+		kill -CONT -- "-${a[$((($2 / ${#names[@]}) % ${#a[@]}))]}" 2>/dev/null || true
+		return
+	fi
+	sig CONT "${names[$c]}"
 }
 # lf_pin NAME WORKERS CPU: every worker of libFuzzer row NAME onto CPU
 lf_pin() {
@@ -330,7 +359,9 @@ lf_pin() {
 lf_turns() {
 	local t=$1 names=() each i k p d
 	probe "$t"
+	alt=1
 	take_turns "lf_start $t" lf_pin "$2" "${rname[@]}"
+	alt=0
 	for i in "${!names[@]}"; do
 		d=$work/$t-${names[i]} k=0
 		for p in ${rowpids[${names[i]}]}; do

@@ -13,8 +13,8 @@
 #
 #   kmgr_stop_group PID
 #       stops the process group PID leads (a child started in a group of
-#       its own, with everything it forked): SIGTERM, up to 5 s to end,
-#       then SIGKILL; then reaps PID.  Nothing when PID is empty.
+#       its own, with everything it forked): SIGTERM (and SIGCONT, for a
+#       stopped one), up to 5 s to end, then SIGKILL; then reaps PID.  Nothing when PID is empty.
 #
 #   kmgr_waited CMD...
 #       runs CMD in the background and waits for it, with its PID in
@@ -36,6 +36,9 @@ kmgr_stop_group() {
 	local pid=$1 i
 	[ -n "$pid" ] || return 0
 	kill -TERM -- "-$pid" 2>/dev/null || true
+	# a stopped process (workers taking turns, ci/lib/turns.sh) acts on
+	# the SIGTERM only once continued
+	kill -CONT -- "-$pid" 2>/dev/null || true
 	for i in $(seq 50); do
 		kill -0 -- "-$pid" 2>/dev/null || break
 		sleep 0.1

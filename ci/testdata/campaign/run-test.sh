@@ -9,6 +9,11 @@
 #             naming "No space left on device", never "no findings"
 #           - SIGKILL of fuzz.sh --jobs 2 mid-run: 5 s later no process of
 #             the run is left and no .scratch.* in the work folder
+#           - --jobs 2 over a 1-CPU quota: the two workers take turns
+#             (ci/lib/turns.sh): sampled every 0.2 s from the first turn
+#             on, never both running (one sample of slack for a turn's
+#             edge), one of them stopped in most samples, and each worker
+#             executed inputs
 #           - a work folder on an ext4 without a journal gets one "note:"
 #             line, one on a journaled ext4 none (loop-mounted images: root
 #             and mkfs.ext4 needed, else skipped with a line)
@@ -119,6 +124,7 @@ quick() {
 		fail "a work folder on an ext4 without a journal: no one note line naming KMGR_FUZZ_WORK: $(head -n 4 "$tmp/cg.out")"
 	grep -q '"jobs": 1,' "$tmp/cg.json" 2>/dev/null ||
 		fail "--jobs default under a 1-CPU cgroup quota: $(grep -o '"jobs": [0-9]*' "$tmp/cg.json" 2>/dev/null)"
+	turns
 	# the work folder on a full disk
 	mkdir -p "$tmp/full"
 	if ! mount -t tmpfs -o size=2m tmpfs "$tmp/full" 2>/dev/null; then
@@ -147,6 +153,44 @@ quick() {
 	[ -z "$(find "$mnt/nights" \( -name '*.tmp*' -o -name meta.json -size 0 \) 2>/dev/null)" ] ||
 		fail "nightly on a full disk: left $(find "$mnt/nights" \( -name '*.tmp*' -o -name meta.json -size 0 \))"
 	echo "campaign-test: nightly on a full disk: exit $rc, $(grep FAILED "$tmp/nfull.out")"
+}
+
+# turns: --jobs 2 where fuzz.sh sees one CPU (the 1-CPU quota of $tmp/cg):
+# the two libFuzzer processes of the run take turns
+turns() {
+	local pid bin st both=0 one=0 n=0 k e p l a ps sts
+	bin=$build/fuzz/concurrent
+	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w4" KMGR_CGROUP_ROOT="$tmp/cg" KMGR_CAMPAIGN_MARK=turns-$$ \
+		bash "$root/ci/fuzz.sh" --seconds 8 --targets concurrent --jobs 2 >"$tmp/turns.out" 2>&1 &
+	pid=$!
+	while sleep 0.2 && kill -0 "$pid" 2>/dev/null; do
+		# the states (R, S, D, T) of the run's libFuzzer processes, sorted,
+		# read back to back with builtins (a fork between two reads would
+		# let a turn's edge fall between them)
+		ps=() sts=()
+		for p in $(left "turns-$$"); do
+			# a worker (-max_total_time), not the merge after them
+			[ "/proc/$p/exe" -ef "$bin" ] && mapfile -d '' a <"/proc/$p/cmdline" 2>/dev/null || continue
+			[[ " ${a[*]} " != *" -max_total_time="* ]] || ps+=("$p")
+		done
+		for p in "${ps[@]}"; do read -r l <"/proc/$p/stat" 2>/dev/null && sts+=("${l##*) }"); done
+		st=$(for l in "${sts[@]}"; do echo "${l:0:1}"; done | sort | paste -sd '')
+		# from the first turn on (before it, both start up at once)
+		case $st in [RSD]T) one=$((one + 1)) ;; esac
+		[ "$one" -gt 0 ] && [ "${#st}" = 2 ] || continue
+		n=$((n + 1))
+		case $st in [RSD][RSD]) both=$((both + 1)) ;; esac
+	done
+	wait "$pid" || fail "--jobs 2 over a 1-CPU quota: exit $?: $(tail -n 2 "$tmp/turns.out")"
+	grep -q '2 worker(s), taking turns of 2s on 1 CPU(s)' "$tmp/turns.out" ||
+		fail "--jobs 2 over a 1-CPU quota: no 'taking turns' line: $(grep '^== fuzz.sh: concurrent' "$tmp/turns.out")"
+	[ "$n" -ge 10 ] && [ "$both" -le 1 ] && [ "$one" -ge $((n / 2)) ] ||
+		fail "--jobs 2 over a 1-CPU quota: of $n samples with two workers, $both had both running, $one one stopped"
+	for k in 0 1; do
+		e=$(awk '/stat::number_of_executed_units/ { u = $2 } END { print u + 0 }' "$tmp/w4/concurrent/worker-$k.log" 2>/dev/null)
+		[ "${e:-0}" -gt 0 ] || fail "--jobs 2 over a 1-CPU quota: worker $k executed nothing"
+	done
+	echo "campaign-test: --jobs 2 over a 1-CPU quota: $n samples, $both both running, $one one stopped"
 }
 
 mutant() {

@@ -1,0 +1,53 @@
+# ci/lib/turns.sh - sourced by ci/fuzz.sh and ci/bench/scale-bench.sh:
+# workers that outnumber the CPUs take turns instead of running at once.
+#
+#   kmgr_turns CPUS SECS N FN
+#       workers 0 .. N-1 (N > CPUS) run CPUS at a time: every SECS seconds
+#       the next CPUS of them in cyclic order get SIGCONT, after the ones
+#       whose turn ended got SIGSTOP (so no more than CPUS run at any
+#       moment).  `FN K SIG` sends SIG to worker K (whatever processes that
+#       means; a worker with none left is skipped).  Runs until `FN K alive`
+#       fails for every K, then continues them all; a SIGTERM or SIGINT
+#       continues them all too, before it exits 128+signal: a stopped
+#       process acts on no signal but SIGKILL.
+#
+# Why (docs/bench-notes/2026-12-05-worker-turns.md): two fuzz workers at
+# once on one CPU switch every 50 ms or so (their slice,
+# fuzz/harness/slice.c), and pay x1.04-1.11 CPU for the same executions
+# against the same two taking turns of 1 s, which cost what one worker
+# alone costs (x0.98-1.05).  A longer slice does not get there: 100 ms,
+# the kernel's most, still paid x1.08-1.17.  A stopped worker's unit under
+# way counts its wait against libFuzzer's 25-s timeout; the turns keep
+# that wait under 10 s (ci/fuzz.sh's turn_secs).
+
+kmgr_turns() {
+	local cpus=$1 secs=$2 n=$3 fn=$4 first=0 k t live tick ticks
+	# shellcheck disable=SC2317 # called by the traps
+	kmgr_turns_release() { for ((k = 0; k < n; k++)); do "$fn" "$k" CONT; done; }
+	trap 'kmgr_turns_release; exit 0' EXIT
+	trap 'kmgr_turns_release; trap - EXIT; exit 143' TERM
+	trap 'kmgr_turns_release; trap - EXIT; exit 130' INT
+	# a turn in ticks of about 0.5 s: at each, the ones whose turn it is
+	# not are stopped again, which catches a process started meanwhile (a
+	# worker's first, or its next after a finding)
+	ticks=$(awk -v s="$secs" 'BEGIN { t = int(s / 0.5 + 0.5); print t < 1 ? 1 : t }')
+	tick=$(awk -v s="$secs" -v t="$ticks" 'BEGIN { print s / t }')
+	while :; do
+		live=0
+		for ((k = 0; k < n; k++)); do
+			! "$fn" "$k" alive || live=1
+		done
+		[ "$live" = 1 ] || break
+		for ((t = 0; t < ticks; t++)); do
+			# stop the ones whose turn it is not, then continue the others
+			for ((k = 0; k < n; k++)); do
+				(((k - first + n) % n < cpus)) || "$fn" "$k" STOP
+			done
+			for ((k = 0; k < n; k++)); do
+				(((k - first + n) % n >= cpus)) || "$fn" "$k" CONT
+			done
+			sleep "$tick"
+		done
+		first=$(((first + cpus) % n))
+	done
+}
