@@ -408,7 +408,7 @@ lf_worker() {
 	local w=${pids[$1]} c kids=()
 	[ "$2" != alive ] || { kill -0 "$w" 2>/dev/null; return; }
 	# builtins only (read, test -ef, kill): called every half second
-	read -r -a kids <"/proc/$w/task/$w/children" 2>/dev/null || true
+	{ read -r -a kids <"/proc/$w/task/$w/children"; } 2>/dev/null || true
 	for c in "${kids[@]}"; do
 		[ ! "/proc/$c/exe" -ef "$bin" ] || kill "-$2" "$c" 2>/dev/null || true
 	done

@@ -9,7 +9,10 @@
 #       means; a worker with none left is skipped).  Runs until `FN K alive`
 #       fails for every K, then continues them all; a SIGTERM or SIGINT
 #       continues them all too, before it exits 128+signal: a stopped
-#       process acts on no signal but SIGKILL.
+#       process acts on no signal but SIGKILL.  The ones whose turn it is
+#       not are stopped again every half second (a process a worker
+#       started meanwhile).  It sets its own traps: run it in a subshell
+#       or in the background (&).
 #
 # Why (docs/bench-notes/2026-12-05-worker-turns.md): two fuzz workers at
 # once on one CPU switch every 50 ms or so (their slice,
@@ -20,13 +23,18 @@
 # way counts its wait against libFuzzer's 25-s timeout; the turns keep
 # that wait under 10 s (ci/fuzz.sh's turn_secs).
 
+# kmgr_turns_release N FN: every worker continued (the traps' way out)
+kmgr_turns_release() {
+	local k
+	for ((k = 0; k < $1; k++)); do "$2" "$k" CONT; done
+}
+# shellcheck disable=SC2064 # the traps take N and FN's values now
 kmgr_turns() {
 	local cpus=$1 secs=$2 n=$3 fn=$4 first=0 k t live tick ticks
-	# shellcheck disable=SC2317 # called by the traps
-	kmgr_turns_release() { for ((k = 0; k < n; k++)); do "$fn" "$k" CONT; done; }
-	trap 'kmgr_turns_release; exit 0' EXIT
-	trap 'kmgr_turns_release; trap - EXIT; exit 143' TERM
-	trap 'kmgr_turns_release; trap - EXIT; exit 130' INT
+	# the values in the traps' text: they may run after this returns
+	trap "kmgr_turns_release $n $fn" EXIT
+	trap "kmgr_turns_release $n $fn; trap - EXIT; exit 143" TERM
+	trap "kmgr_turns_release $n $fn; trap - EXIT; exit 130" INT
 	# a turn in ticks of about 0.5 s: at each, the ones whose turn it is
 	# not are stopped again, which catches a process started meanwhile (a
 	# worker's first, or its next after a finding)
@@ -50,4 +58,6 @@ kmgr_turns() {
 		done
 		first=$(((first + cpus) % n))
 	done
+	kmgr_turns_release "$n" "$fn"
+	trap - EXIT TERM INT
 }

@@ -170,10 +170,10 @@ turns() {
 		ps=() sts=()
 		for p in $(left "turns-$$"); do
 			# a worker (-max_total_time), not the merge after them
-			[ "/proc/$p/exe" -ef "$bin" ] && mapfile -d '' a <"/proc/$p/cmdline" 2>/dev/null || continue
+			[ "/proc/$p/exe" -ef "$bin" ] && { mapfile -d '' a <"/proc/$p/cmdline"; } 2>/dev/null || continue
 			[[ " ${a[*]} " != *" -max_total_time="* ]] || ps+=("$p")
 		done
-		for p in "${ps[@]}"; do read -r l <"/proc/$p/stat" 2>/dev/null && sts+=("${l##*) }"); done
+		for p in "${ps[@]}"; do { read -r l <"/proc/$p/stat"; } 2>/dev/null && sts+=("${l##*) }"); done
 		st=$(for l in "${sts[@]}"; do echo "${l:0:1}"; done | sort | paste -sd '')
 		# from the first turn on (before it, both start up at once)
 		case $st in [RSD]T) one=$((one + 1)) ;; esac
