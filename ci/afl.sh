@@ -3,7 +3,10 @@
 # An AFL++ campaign per target, one after the other, each for its share of
 # the budget (default 10 minutes, every target of fuzz/targets/TARGETS): one
 # afl-fuzz instance per job (--jobs, default: the CPUs this process may run
-# on, ci/lib/cpus.sh): -M main plus -S secondaries; a CmpLog
+# on, ci/lib/cpus.sh): -M main plus -S secondaries (more of them than
+# those CPUs take turns, as many at a time as there are CPUs, for up to
+# 2 s each, ci/lib/turns.sh; an execution under way when an afl-fuzz
+# stops reads as up to 2 s, far below -t 5000); a CmpLog
 # binary (build/afl-cmplog, KMGR_AFL_CMPLOG=1) on the first secondary, on
 # main when there is only one, run on new finds only; corpus/<t>.dict as -x.
 # Both builds (afl preset, ASan+UBSan, persistent mode) instrument only the
@@ -27,9 +30,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib/targets.sh"
 . "$(dirname "$0")/lib/afl.sh"
 . "$(dirname "$0")/lib/cpus.sh"
+. "$(dirname "$0")/lib/turns.sh"
 kmgr_signals_reset "$0" "$@"
 
-minutes=10 targets=$(kmgr_targets) jobs=$(kmgr_cpus) cmin=0
+ncpu=$(kmgr_cpus)
+minutes=10 targets=$(kmgr_targets) jobs=$ncpu cmin=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) kmgr_usage; exit 0 ;;
@@ -106,7 +111,7 @@ export AFL_AUTORESUME=1
 share=$((minutes * 60 / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
 summary=$(mktemp "$work/.summary.XXXXXX" 2>/dev/null) || failed "cannot write in $work"
-pids=()
+pids=() tp=""
 # Every process of this run carries KMGR_AFL_RUN=$run in its environment
 # (ci/lib/afl.sh says why): what a kill of the afl-fuzz pids misses, the
 # reaping finds by it.
@@ -122,14 +127,31 @@ setsid bash -c '. "$3"; while kill -0 "$1" 2>/dev/null && [ -e "$2" ]; do sleep 
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
 # also ends a stopped process), until nothing is.
 listener="" listener_dir=""
+# afl_turn_secs: the turn of instances that outnumber the CPUs: 2 s, less
+# where an instance would wait more than 2 s for its next turn (AFL++
+# times an execution under way across the stop, against -t 5000)
+afl_turn_secs() {
+	awk -v n="$jobs" -v c="$ncpu" 'BEGIN { w = int((n - 1) / c); t = 2 / w
+		if (t > 2) t = 2; if (t < 0.25) t = 0.25; print t }'
+}
+# afl_instance K SIG|alive (kmgr_turns): SIG to instance K's afl-fuzz
+# alone (its fork server, in a session of its own, finishes the execution
+# under way and waits)
+afl_instance() {
+	[ "$2" != alive ] || { kill -0 "${pids[$1]}" 2>/dev/null; return; }
+	kill "-$2" "${pids[$1]}" 2>/dev/null || true
+}
 stop_all() {
 	local p left i
+	# the turns first: they continue every stopped instance on the way out
+	[ -z "$tp" ] || { kill -TERM "$tp" 2>/dev/null; wait "$tp" 2>/dev/null || true; tp=""; }
 	if [ -n "$listener" ]; then
 		touch "$listener_dir/statsd.stop"
 		wait "$listener" 2>/dev/null || true
 		listener=""
 	fi
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; done
 	for i in $(seq 50); do
 		left=0
 		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
@@ -255,7 +277,8 @@ for t in "${tlist[@]}"; do
 		[ -d "$f" ] && [ "$f" != "$root/fuzz-work/afl/$t/corpus" ] && foreign+=(-F "$f")
 	done
 	nseeds=$(find "$dir/seeds" -type f | wc -l)
-	echo "== afl.sh: $t for ${share}s, $jobs instance(s), $nseeds seeds" \
+	echo "== afl.sh: $t for ${share}s, $jobs instance(s)$([ "$jobs" -le "$ncpu" ] ||
+		printf ', taking turns of %ss on %s CPU(s)' "$(afl_turn_secs)" "$ncpu"), $nseeds seeds" \
 		"(shipped + libFuzzer's), out: $out"
 	# AFL_AUTORESUME: a resumed instance carries its execs_done on
 	before=$(afl_stat "$out" execs_done | sum)
@@ -276,6 +299,10 @@ for t in "${tlist[@]}"; do
 			"${dict[@]}" -m none -t 5000 -V "$share" -- "$build/fuzz/$t" >"$dir/logs/$name.log" 2>&1 &
 		pids+=($!)
 	done
+	if [ "$jobs" -gt "$ncpu" ]; then
+		kmgr_turns "$ncpu" "$(afl_turn_secs)" "$jobs" afl_instance &
+		tp=$!
+	fi
 	ninputs=$nseeds
 	[ ! -d "$out/main/queue" ] || ninputs=$(find "$out/main/queue" -maxdepth 1 -name 'id:*' -type f | wc -l)
 	start=$SECONDS
@@ -306,6 +333,7 @@ for t in "${tlist[@]}"; do
 	done
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	[ -z "$tp" ] || { wait "$tp" || true; tp=""; }
 	# what they left behind (nothing, so far, when they end by -V)
 	pids=()
 	stop_all

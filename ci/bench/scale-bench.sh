@@ -8,7 +8,8 @@
 # corpus/T, workers on one shared folder, worker K with -seed=K+1): one
 # worker free, one worker pinned to CPU 0, two workers free, two workers
 # both pinned to CPU 0 and taking turns of 2 s, as ci/fuzz.sh's workers
-# do where they outnumber the CPUs (ci/lib/turns.sh).
+# (and ci/afl.sh's instances) do where they outnumber the CPUs
+# (ci/lib/turns.sh).
 # The four rows take turns: started together, one row runs for S seconds
 # (--turn, default 2) while the other three are stopped (SIGSTOP), then the
 # next, until each has had its N seconds of the machine.  This host's
@@ -422,9 +423,16 @@ afl_row() {
 }
 # afl_seq NAME INSTANCES PIN: one AFL++ row on its own (--sequential)
 afl_seq() {
+	local tp=""
 	probe "$aflt"
 	afl_start "$1" "$2" "$3" "$secs"
+	if [ "$3" = pin ] && [ "$2" -gt 1 ]; then
+		read -r -a rw <<<"${rowpids[$1]}"
+		kmgr_turns 1 2 "$2" row_worker &
+		tp=$!
+	fi
 	wait ${rowpids[$1]} || true
+	[ -z "$tp" ] || wait "$tp" || true
 	pids=()
 	reap
 	afl_row "$1" "$2"
@@ -463,7 +471,9 @@ afl_cpu() {
 afl_turns() {
 	local names=() each i
 	probe "$aflt"
+	alt=1
 	take_turns afl_start afl_pin "$1" "${aname[@]}"
+	alt=0
 	sleep 0.2 # the fork servers' executions under way end
 	for i in "${!names[@]}"; do
 		afl_cpu "${names[i]}" "${rworkers[i]}" $((each * turn))
