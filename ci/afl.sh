@@ -127,13 +127,10 @@ setsid bash -c '. "$3"; while kill -0 "$1" 2>/dev/null && [ -e "$2" ]; do sleep 
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
 # also ends a stopped process), until nothing is.
 listener="" listener_dir=""
-# afl_turn_secs: the turn of instances that outnumber the CPUs: 2 s, less
-# where an instance would wait more than 2 s for its next turn (AFL++
-# times an execution under way across the stop, against -t 5000)
-afl_turn_secs() {
-	awk -v n="$jobs" -v c="$ncpu" 'BEGIN { w = int((n - 1) / c); t = 2 / w
-		if (t > 2) t = 2; if (t < 0.25) t = 0.25; print t }'
-}
+# afl_turn_secs: the turn of instances that outnumber the CPUs: no
+# instance waits more than 2 s for its next turn (AFL++ times an execution
+# under way across the stop, against -t 5000)
+afl_turn_secs() { kmgr_turn_secs "$jobs" "$ncpu" 2; }
 # afl_instance K SIG|alive (kmgr_turns): SIG to instance K's afl-fuzz
 # alone (its fork server, in a session of its own, finishes the execution
 # under way and waits)

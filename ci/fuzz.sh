@@ -15,8 +15,8 @@
 # each restarted after a finding for the rest of the budget; the figures
 # are their sum.  More workers than those CPUs take turns, as many at a
 # time as there are CPUs, for a turn of up to 2 s each (ci/lib/turns.sh:
-# two workers at once on one CPU pay x1.04-1.12 CPU an execution).  --keep-going: libFuzzer's fork mode
-# instead (-fork=N), each crash, timeout or OOM recorded and the budget
+# two workers at once on one CPU pay x1.04-1.12 CPU an execution).
+# --keep-going: libFuzzer's fork mode instead (-fork=N), each crash, timeout or OOM recorded and the budget
 # continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the
 # same flag), slower but proof against a target that dies.  Flags come from
 # corpus/<target>.options: its [libfuzzer] section as libFuzzer flags, its
@@ -389,15 +389,12 @@ run_target() {
 	[ -z "$tp" ] || wait "$tp" || true
 	return "$rc"
 }
-# turn_secs: the turn of workers that outnumber the CPUs: 2 s, shorter
-# where a worker would wait more than 10 s for its next turn (libFuzzer
-# counts a stopped unit's wait against its 25-s timeout)
-turn_secs() {
-	awk -v n="$jobs" -v c="$ncpu" 'BEGIN { w = int((n - c + c - 1) / c)
-		t = 2; if (w * t > 10) t = 10 / w; if (t < 0.25) t = 0.25; print t }'
-}
-# turns_note: ", taking turns on N CPU(s)" when the in-process workers
-# outnumber the CPUs (fork mode: libFuzzer runs its own)
+# turn_secs: the turn of workers that outnumber the CPUs: no worker waits
+# more than 10 s for its next turn (libFuzzer counts a stopped unit's wait
+# against its 25-s timeout)
+turn_secs() { kmgr_turn_secs "$jobs" "$ncpu" 10; }
+# turns_note: ", taking turns ..." when the in-process workers outnumber
+# the CPUs (fork mode: libFuzzer runs its own)
 turns_note() {
 	[ -z "$mode" ] && [ "$jobs" -gt "$ncpu" ] || return 0
 	printf ', taking turns of %ss on %s CPU(s)' "$(turn_secs)" "$ncpu"

@@ -263,18 +263,24 @@ rname=(free1 pin1 free2 pin2) rworkers=(1 1 2 2) rplace=(free pin free pin)
 # lf T NAME WORKERS PIN: one libFuzzer row on its own (--sequential);
 # pinned workers take turns (kmgr_turns, as ci/fuzz.sh's)
 lf() {
-	local tp=""
+	local tp
 	probe "$1"
 	lf_start "$1" "$2" "$3" "$4" "$secs"
-	if [ "$4" = pin ] && [ "$3" -gt 1 ]; then
-		read -r -a rw <<<"${rowpids[$2]}"
-		kmgr_turns 1 2 "$3" row_worker &
-		tp=$!
-	fi
+	row_turns "$2" "$3" "$4"
 	wait ${rowpids[$2]} || true
 	[ -z "$tp" ] || wait "$tp" || true
 	pids=()
 	lf_row "$1" "$2" "$3"
+}
+# row_turns NAME WORKERS PLACE: a pinned row of several workers (--sequential)
+# takes turns of 2 s: kmgr_turns in the background, its pid in tp ("" for
+# any other row)
+row_turns() {
+	tp=""
+	[ "$3" = pin ] && [ "$2" -gt 1 ] || return 0
+	read -r -a rw <<<"${rowpids[$1]}"
+	kmgr_turns 1 2 "$2" row_worker &
+	tp=$!
 }
 # row_worker K SIG|alive (kmgr_turns): SIG to the process group of worker
 # K of the row in rw (/usr/bin/time and the worker it runs)
@@ -423,14 +429,10 @@ afl_row() {
 }
 # afl_seq NAME INSTANCES PIN: one AFL++ row on its own (--sequential)
 afl_seq() {
-	local tp=""
+	local tp
 	probe "$aflt"
 	afl_start "$1" "$2" "$3" "$secs"
-	if [ "$3" = pin ] && [ "$2" -gt 1 ]; then
-		read -r -a rw <<<"${rowpids[$1]}"
-		kmgr_turns 1 2 "$2" row_worker &
-		tp=$!
-	fi
+	row_turns "$1" "$2" "$3"
 	wait ${rowpids[$1]} || true
 	[ -z "$tp" ] || wait "$tp" || true
 	pids=()

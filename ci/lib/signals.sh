@@ -14,7 +14,8 @@
 #   kmgr_stop_group PID
 #       stops the process group PID leads (a child started in a group of
 #       its own, with everything it forked): SIGTERM (and SIGCONT, for a
-#       stopped one), up to 5 s to end, then SIGKILL; then reaps PID.  Nothing when PID is empty.
+#       stopped one), up to 5 s to end, then SIGKILL; then reaps PID.
+#       Nothing when PID is empty.
 #
 #   kmgr_waited CMD...
 #       runs CMD in the background and waits for it, with its PID in

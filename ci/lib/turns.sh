@@ -1,4 +1,4 @@
-# ci/lib/turns.sh - sourced by ci/fuzz.sh and ci/bench/scale-bench.sh:
+# ci/lib/turns.sh - sourced by ci/fuzz.sh, ci/afl.sh and ci/bench/scale-bench.sh:
 # workers that outnumber the CPUs take turns instead of running at once.
 #
 #   kmgr_turns CPUS SECS N FN
@@ -14,6 +14,12 @@
 #       started meanwhile).  It sets its own traps: run it in a subshell
 #       or in the background (&).
 #
+#   kmgr_turn_secs N CPUS MAXWAIT
+#       the turn for N workers on CPUS: 2 s, shorter where a worker would
+#       wait more than MAXWAIT seconds for its next turn (a stopped
+#       worker's execution under way counts that wait against its
+#       timeout), never under 0.25 s.
+#
 # Why (docs/bench-notes/2026-12-05-worker-turns.md): two fuzz workers at
 # once on one CPU switch every 50 ms or so (their slice,
 # fuzz/harness/slice.c), and pay x1.04-1.11 CPU for the same executions
@@ -21,8 +27,12 @@
 # alone costs (x0.98-1.05).  A longer slice does not get there: 100 ms,
 # the kernel's most, still paid x1.08-1.17.  A stopped worker's unit under
 # way counts its wait against libFuzzer's 25-s timeout; the turns keep
-# that wait under 10 s (ci/fuzz.sh's turn_secs).
+# that wait under 10 s (kmgr_turn_secs).
 
+kmgr_turn_secs() {
+	awk -v n="$1" -v c="$2" -v m="$3" 'BEGIN { w = int((n - 1) / c)
+		t = 2; if (w * t > m) t = m / w; if (t < 0.25) t = 0.25; print t }'
+}
 # kmgr_turns_release N FN: every worker continued (the traps' way out)
 kmgr_turns_release() {
 	local k
