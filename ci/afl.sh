@@ -301,7 +301,10 @@ for t in "${tlist[@]}"; do
 		tp=$!
 	fi
 	ninputs=$nseeds
-	[ ! -d "$out/main/queue" ] || ninputs=$(find "$out/main/queue" -maxdepth 1 -name 'id:*' -type f | wc -l)
+	# main may be clearing a short earlier session's queue right now (AFL++
+	# deletes one under 25 min old): what is there, never an exit under -e
+	[ ! -d "$out/main/queue" ] ||
+		ninputs=$({ find "$out/main/queue" -maxdepth 1 -name 'id:*' -type f 2>/dev/null || true; } | wc -l)
 	start=$SECONDS
 	cur_t=$t cur_out=$out cur_before=$before cur_start=$start
 	while :; do
