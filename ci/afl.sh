@@ -6,7 +6,8 @@
 # on, ci/lib/cpus.sh): -M main plus -S secondaries (more of them than
 # those CPUs take turns, as many at a time as there are CPUs, for up to
 # 2 s each, ci/lib/turns.sh; an execution under way when an afl-fuzz
-# stops reads as up to 2 s, far below -t 5000); a CmpLog
+# stops reads as up to 2 s, far below -t 5000), instance K bound to CPU
+# K mod CPUs of this process's mask with its fork servers; a CmpLog
 # binary (build/afl-cmplog, KMGR_AFL_CMPLOG=1) on the first secondary, on
 # main when there is only one, run on new finds only; corpus/<t>.dict as -x.
 # Both builds (afl preset, ASan+UBSan, persistent mode) instrument only the
@@ -34,6 +35,7 @@ set -euo pipefail
 kmgr_signals_reset "$0" "$@"
 
 ncpu=$(kmgr_cpus)
+read -r -a cpu_list <<<"$(kmgr_cpu_list)"
 minutes=10 targets=$(kmgr_targets) jobs=$ncpu cmin=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -292,7 +294,15 @@ for t in "${tlist[@]}"; do
 		# CmpLog on one instance, and on new finds only: solving compares on
 		# every seed of a grown corpus cost the secondary most of its execs
 		if [ "$i" = 1 ] || [ "$jobs" = 1 ]; then cl=(-c "$cmplog/fuzz/$t") clenv=(AFL_CMPLOG_ONLY_NEW=1); fi
-		env KMGR_AFL_RUN=$run "${clenv[@]}" afl-fuzz "${role[@]}" -T "$name" "${cl[@]}" -i "$dir/seeds" -o "$out" \
+		# bound to one CPU, an instance's afl-fuzz, fork server and test
+		# process hand each execution to one another on that CPU; free, a
+		# pair on two CPUs had 0.95 of a CPU each (cross-CPU wakeups) and
+		# made x0.88-0.95 the executions of a bound pair (scale-bench,
+		# docs/bench-notes/2026-12-06-afl-bind.md).  Not afl-fuzz's own
+		# binding (AFL_NO_AFFINITY): it refuses a CPU any pinned process has.
+		bind=()
+		[ "${#cpu_list[@]}" = 0 ] || bind=(taskset -c "${cpu_list[i % ncpu]}")
+		env KMGR_AFL_RUN=$run "${clenv[@]}" "${bind[@]}" afl-fuzz "${role[@]}" -T "$name" "${cl[@]}" -i "$dir/seeds" -o "$out" \
 			"${dict[@]}" -m none -t 5000 -V "$share" -- "$build/fuzz/$t" >"$dir/logs/$name.log" 2>&1 &
 		pids+=($!)
 	done

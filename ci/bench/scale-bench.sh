@@ -24,8 +24,9 @@
 # over its own share.  --sequential runs the rows one after the other
 # instead, as before (pinned to CPU 0).
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
-# on the secondary) on the AFL target (default api_seq), the same four
-# rows taking turns the same way.  A turn stops afl-fuzz alone: its fork
+# on the secondary, the free pair's instances bound to CPU 0 and CPU 1;
+# the free one alone unbound) on the AFL target (default api_seq), the
+# same four rows taking turns the same way.  A turn stops afl-fuzz alone: its fork
 # servers finish the execution under way and wait for the next input, so
 # a stop reads as one slow execution, never a hang (afl_turns).
 # The rows' folders go to $TMPDIR (default /tmp), whose filesystem the
@@ -397,12 +398,16 @@ aname=(M M-pin1 M+S M+S-pin1)
 # carries KMGR_SCALE_ROW=$run.NAME.K, by which afl_pin and afl_cpu find
 # them (a fork server calls setsid: no group reaches it).
 afl_start() {
-	local out=$work/afl-$1 pre=() k role cl
-	[ "$3" = pin ] && pre=(taskset -c 0)
-	[ "${5:-}" = stopped ] && pre=(bash -c 'kill -STOP $$ && exec "$@"' scale-bench "${pre[@]}")
+	local out=$work/afl-$1 pre k role cl
 	rowpids[$1]=""
 	set -m
 	for ((k = 0; k < $2; k++)); do
+		# free, instances of a pair are bound to a CPU each, as ci/afl.sh
+		# binds them; one instance free runs as afl-fuzz does by itself
+		pre=()
+		[ "$3" = pin ] && pre=(taskset -c 0)
+		[ "$3" = free ] && [ "$2" -gt 1 ] && pre=(taskset -c $((k % ncpu)))
+		[ "${5:-}" = stopped ] && pre=(bash -c 'kill -STOP $$ && exec "$@"' scale-bench "${pre[@]}")
 		role=(-M main) cl=()
 		[ "$k" = 0 ] || role=(-S "s$k")
 		[ "$k" = "$(($2 - 1))" ] && cl=(-c "$cl_bin")

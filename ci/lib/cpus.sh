@@ -9,6 +9,10 @@
 #       rounded up; cgroup v1: cpu.cfs_quota_us / cpu.cfs_period_us);
 #       at least 1.  $KMGR_CGROUP_ROOT stands for
 #       /sys/fs/cgroup (a test points it at a made-up tree).
+#
+#   kmgr_cpu_list
+#       the CPU numbers of this process's affinity mask, in order, on one
+#       line (nothing if python3 cannot say).
 
 kmgr_cpus() {
 	python3 - "${KMGR_CGROUP_ROOT:-/sys/fs/cgroup}" <<'PY' 2>/dev/null || echo 1
@@ -44,4 +48,8 @@ except (OSError, ValueError):
     pass
 print(max(1, n))
 PY
+}
+
+kmgr_cpu_list() {
+	python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))' 2>/dev/null || true
 }
