@@ -16,9 +16,10 @@
 # are their sum.  More workers than those CPUs take turns, as many at a
 # time as there are CPUs, for a turn of up to 2 s each (ci/lib/turns.sh:
 # two workers at once on one CPU pay x1.04-1.12 CPU an execution).
-# --keep-going: libFuzzer's fork mode instead (-fork=N), each crash, timeout or OOM recorded and the budget
-# continued (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the
-# same flag), slower but proof against a target that dies.  Flags come from
+# --keep-going: libFuzzer's fork mode instead (-fork=N), each crash,
+# timeout or OOM recorded and the budget continued
+# (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the same flag),
+# slower but proof against a target that dies.  Flags come from
 # corpus/<target>.options: its [libfuzzer] section as libFuzzer flags, its
 # [asan], [ubsan], [msan], [tsan], [lsan] sections appended to the matching
 # *_OPTIONS.  A status line every 10 s with libFuzzer's latest figures (its

@@ -26,9 +26,9 @@
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
 # on the secondary, the free pair's instances bound to CPU 0 and CPU 1;
 # the free one alone unbound) on the AFL target (default api_seq), the
-# same four rows taking turns the same way.  A turn stops afl-fuzz alone: its fork
-# servers finish the execution under way and wait for the next input, so
-# a stop reads as one slow execution, never a hang (afl_turns).
+# same four rows taking turns the same way.  A turn stops afl-fuzz alone:
+# its fork servers finish the execution under way and wait for the next
+# input, so a stop reads as one slow execution, never a hang (afl_turns).
 # The rows' folders go to $TMPDIR (default /tmp), whose filesystem the
 # first line names (ci/lib/workfs.sh: an ext4 without a journal makes
 # every file a worker writes dearer, x1.04-1.18 CPU against tmpfs).
