@@ -182,12 +182,12 @@ expect() { # expect red|green WHAT RULE: run the check on the copy
 	out=$(check_tree "$tmp/t") || rc=$?
 	if [ "$want" = red ] && [ $rc -ne 0 ] && grep -qF -- "$rule" <<<"$out"; then
 		echo "self-test: red as it must be: $what"
-		grep -F -- "$rule" <<<"$out" | head -1 | sed 's/^/    /'
+		grep -m1 -F -- "$rule" <<<"$out" | sed 's/^/    /'
 	elif [ "$want" = green ] && [ $rc -eq 0 ] && grep -qF -- "$rule" <<<"$out"; then
 		echo "self-test: green as it must be: $what"
 	else
 		echo "self-test: FAILED: $what: wanted $want, got rc=$rc"
-		sed 's/^/    /' <<<"$out" | head -5
+		head -5 <<<"$out" | sed 's/^/    /'
 		fail=1
 	fi
 }

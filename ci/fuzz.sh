@@ -496,9 +496,9 @@ record_target() {
 # first (a full disk makes libFuzzer die in many ways), else its ERROR line
 lf_failure() {
 	local e
-	e=$(grep -ahoE 'No space left on device|Read-only file system|Disk quota exceeded' "$@" 2>/dev/null | head -n 1)
+	e=$(grep -m1 -ahoE 'No space left on device|Read-only file system|Disk quota exceeded' "$@" 2>/dev/null | head -n 1)
 	[ -z "$e" ] || { echo "a write failed: $e"; return; }
-	grep -ahoE '(ERROR: libFuzzer|==[0-9]+==ERROR|ERROR):.*' "$@" 2>/dev/null | head -n 1 | cut -c1-120
+	grep -m1 -ahoE '(ERROR: libFuzzer|==[0-9]+==ERROR|ERROR):.*' "$@" 2>/dev/null | head -n 1 | cut -c1-120
 }
 
 found=0 failed="" rc=0

@@ -117,7 +117,7 @@ rc=0
 echo "== kpt: fuzzing kpt_$name for up to ${secs}s on CPU $cpu" >&2
 t0=$(date +%s.%N)
 kmgr_pt_fuzz "$bin" "$secs" "$scratch/bug"
-crash=$(find "$scratch/bug/art" -maxdepth 1 -type f -name 'crash-*' -o -maxdepth 1 -type f -name 'leak-*' -o -maxdepth 1 -type f -name 'timeout-*' | head -n 1)
+crash=$(find "$scratch/bug/art" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \) -print -quit)
 if [ -z "$crash" ]; then
 	found=no
 else

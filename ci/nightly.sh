@@ -294,7 +294,7 @@ fi
 fuzz_preset() {
 	local p=$1 fmin=$2 rc d t repro fjson=()
 	stamp "ci/fuzz.sh --preset $p --minutes $fmin"
-	"$src/ci/fuzz.sh" --help 2>/dev/null | grep -q -- --json && fjson=(--json "$night/fuzz-$p.json")
+	grep -q -- --json <<<"$("$src/ci/fuzz.sh" --help 2>/dev/null)" && fjson=(--json "$night/fuzz-$p.json")
 	kmgr_waited "$src/ci/fuzz.sh" --preset "$p" --minutes "$fmin" "${fjson[@]}" >"$night/logs/fuzz-$p.log" 2>&1
 	rc=$?
 	tail -n 12 "$night/logs/fuzz-$p.log"

@@ -107,7 +107,7 @@ check_target() {
 	edges=$(grep -oP 'INFO: Loaded [[:digit:]]+ module.*\(.*(counters|guards)\):[[:space:]]+\K[[:digit:]]+' "$log" | head -1 || true)
 	grep -q 'Done 4 runs' "$log" || why+=" no 'Done 4 runs' (startup crash or exit);"
 	[ "${edges:-0}" -ge 100 ] || why+=" ${edges:-0} edges < 100;"
-	file "$bin" | grep -q x86-64 || why+=" not an x86-64 binary;"
+	grep -q x86-64 <<<"$(file "$bin")" || why+=" not an x86-64 binary;"
 	# check_mixed_sanitizers: bad_build_check's thresholds
 	a=$(calls "$bin" __asan) m=$(calls "$bin" __msan) u=$(calls "$bin" __ubsan)
 	case "$SANITIZER" in

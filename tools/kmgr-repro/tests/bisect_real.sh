@@ -62,20 +62,20 @@ echo "bisect_real: SIGKILL mid-build ($before processes of the build running): n
 
 out=$(plain "$tool" bisect "$crash" --good "$c0" --bad "$c5" --repo "$dir/repo" --times 3 2>&1) || fail "bisect exited $?: $out"
 echo "$out"
-echo "$out" | grep -q "^first bad commit: $c1" || fail "bisect did not name the mutant's commit $c1"
+grep -q "^first bad commit: $c1" <<<"$out" || fail "bisect did not name the mutant's commit $c1"
 
 out=$(plain "$tool" verify "$crash" --rev "$c6" --repo "$dir/repo" --times 3 2>&1) || fail "verify at the revert exited $?: $out"
 echo "$out"
-echo "$out" | grep -q ": fixed (reproduced 0/3)" || fail "verify at the revert: not 'fixed'"
+grep -q ": fixed (reproduced 0/3)" <<<"$out" || fail "verify at the revert: not 'fixed'"
 
 rc=0
 out=$(plain "$tool" verify "$crash" --rev "$c1" --repo "$dir/repo" --times 3 2>&1) || rc=$?
 echo "$out"
-[ "$rc" = 1 ] && echo "$out" | grep -q ": still reproduces 3/3: heap-use-after-free" || fail "verify at the mutant: exit $rc"
+[ "$rc" = 1 ] && grep -q ": still reproduces 3/3: heap-use-after-free" <<<"$out" || fail "verify at the mutant: exit $rc"
 
 rc=0
 out=$(plain "$tool" bisect "$crash" --good "$c2" --bad "$c5" --repo "$dir/repo" --times 3 2>&1) || rc=$?
 echo "$out"
-[ "$rc" = 2 ] && echo "$out" | grep -q "the crash reproduces at --good $c2" || fail "--good at a bad commit: exit $rc"
+[ "$rc" = 2 ] && grep -q "the crash reproduces at --good $c2" <<<"$out" || fail "--good at a bad commit: exit $rc"
 [ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || fail "a worktree was left"
 echo "bisect_real: bisect names the mutant, verify fixed / still reproduces, --good bad: exit 2 ($(($(date +%s) - t0)) s)"

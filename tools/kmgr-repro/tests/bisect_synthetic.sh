@@ -30,11 +30,11 @@ echo "bug 4" >state && c6=$(commit c6)
 echo crash >"$dir/crash"
 out=$("$tool" bisect "$dir/crash" --good "$c0" --bad "$c6" --repo "$dir/repo") || true
 echo "$out"
-echo "$out" | grep -q "first bad commit: $c3" || { echo "bisect_synthetic: the first bad commit is $c3 (c3), not found" >&2; exit 1; }
+grep -q "first bad commit: $c3" <<<"$out" || { echo "bisect_synthetic: the first bad commit is $c3 (c3), not found" >&2; exit 1; }
 builds=$(echo "$out" | sed -n 's/^\([0-9]*\) build(s), [0-9]* test run(s), .* s$/\1/p')
 [ -n "$builds" ] && [ "$builds" -ge 3 ] && [ "$builds" -le 6 ] || { echo "bisect_synthetic: '$builds' builds" >&2; exit 1; }
 out=$("$tool" bisect "$dir/crash" --good "$c0" --bad "$c6" --repo "$dir/repo") || true
-echo "$out" | grep -q "first bad commit: $c3" && echo "$out" | grep -q "^0 build(s), " || { echo "bisect_synthetic: the cache was not used: $out" >&2; exit 1; }
+grep -q "first bad commit: $c3" <<<"$out" && grep -q "^0 build(s), " <<<"$out" || { echo "bisect_synthetic: the cache was not used: $out" >&2; exit 1; }
 # the ends: --good at a bad commit, and a --bad at which the crash does not fail
 for ends in "$c4 $c6 reproduces at --good" "$c0 $c2 does not reproduce at --bad"; do
 	set -- $ends
@@ -93,7 +93,7 @@ done | git -C "$long" fast-import --quiet
 lfirst=$(git -C "$long" rev-list --max-parents=0 master)
 lbug=$(git -C "$long" log --format=%H --grep='^c4500$' master)
 out=$(XDG_CACHE_HOME=$dir/cache-long "$tool" bisect "$dir/crash" --good "$lfirst" --bad master --repo "$long" --times 1) || true
-echo "$out" | grep -q "^bisect: 4999 commit(s)" && echo "$out" | grep -q "first bad commit: $lbug" || { echo "bisect_synthetic: 5,000 commits: $(echo "$out" | grep -v '^  ')" >&2; exit 1; }
+grep -q "^bisect: 4999 commit(s)" <<<"$out" && grep -q "first bad commit: $lbug" <<<"$out" || { echo "bisect_synthetic: 5,000 commits: $(echo "$out" | grep -v '^  ')" >&2; exit 1; }
 echo "bisect_synthetic: a range of 4,999 commits searched whole: $(echo "$out" | tail -1)"
 
 # A full cache disk: one line, exit 2 (no fclose(NULL) crash).  Needs a

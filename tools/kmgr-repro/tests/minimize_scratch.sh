@@ -27,7 +27,7 @@ prog=$dir/mix.txt
 	printf 'sched'; for _ in $(seq 1499); do printf ' 00'; done; echo ' 01'
 } >"$prog"
 "$tool" replay "$prog" --times 1 >/dev/null || true
-"$tool" replay "$prog" --times 1 | grep -q 'reproduced 1/1' ||
+grep -q 'reproduced 1/1' <<<"$("$tool" replay "$prog" --times 1)" ||
 	{ echo "minimize_scratch: the control program does not fail here" >&2; exit 1; }
 fail() { echo "minimize_scratch: $*" >&2; exit 1; }
 check() { # NAME RC ERR-FILE

@@ -15,8 +15,8 @@ rc=0
 "$tool" show "$dir/crash-0d3f11aa" >/dev/null 2>"$dir/err" || rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q -- '--target' "$dir/err" ||
 	{ echo "target_of: a file naming no target: exit $rc, $(cat "$dir/err")" >&2; exit 1; }
-"$tool" show "$dir/clusterfuzz-testcase-minimized-api_seq-5629" | grep -q '^target: api_seq (from the path)' ||
+grep -q '^target: api_seq (from the path)' <<<"$("$tool" show "$dir/clusterfuzz-testcase-minimized-api_seq-5629")" ||
 	{ echo "target_of: a ClusterFuzz name did not give api_seq" >&2; exit 1; }
-"$tool" show "$dir/crash-0d3f11aa" --target api_seq | grep -q '^target: api_seq (from the --target)' ||
+grep -q '^target: api_seq (from the --target)' <<<"$("$tool" show "$dir/crash-0d3f11aa" --target api_seq)" ||
 	{ echo "target_of: --target was not taken" >&2; exit 1; }
 echo "target_of: refused without a target, api_seq from a ClusterFuzz name and from --target"
