@@ -49,7 +49,7 @@ static const char *const kh_cb_names[] = {KPROG_NRT_CALLBACK_WHATS(KH_CB_NAME)};
  * touched (a full sweep was a tenth of a short run); ids the callback
  * reports are counted too, in case the library names one the harness
  * never reserved. */
-static void kh_completion(int cb, void *params, uint64_t job_id, NRT_STATUS status)
+static void kh_completion(int cb, void *params, uint32_t model, uint64_t job_id, NRT_STATUS status)
 {
 	uintptr_t k = (uintptr_t)params;
 	int64_t named = k < KH_MAX_REGS ? ks_atomic_load_quiet(&kh_state.reg_cb[k]) : 0;
@@ -66,6 +66,12 @@ static void kh_completion(int cb, void *params, uint64_t job_id, NRT_STATUS stat
 	if (job_id == 0) {
 		ks_atomic_add_quiet(&kh_state.anon_reg[k], 1);
 		ks_atomic_add_quiet(&kh_state.anon_calls, 1);
+		if (status != NRT_SUCCESS) {
+			int64_t i = ks_atomic_add_quiet(&kh_state.anon_failed, 1);
+
+			if (i < KH_MAX_ANON)
+				ks_atomic_store_quiet(&kh_state.anon_fmodel[i], model);
+		}
 		return;
 	}
 	if (job_id >= KH_MAX_JOBS)
@@ -82,17 +88,15 @@ static void kh_completion(int cb, void *params, uint64_t job_id, NRT_STATUS stat
 static void kh_async_callback(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
                               NRT_STATUS status)
 {
-	(void)model_id;
 	(void)vnc;
-	kh_completion(KH_CB_A, params, job_id, status);
+	kh_completion(KH_CB_A, params, model_id, job_id, status);
 }
 
 static void kh_async_callback_b(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
                                 NRT_STATUS status)
 {
-	(void)model_id;
 	(void)vnc;
-	kh_completion(KH_CB_B, params, job_id, status);
+	kh_completion(KH_CB_B, params, model_id, job_id, status);
 }
 
 /* Registration k, callback cb: recorded before the call (a completion it
@@ -186,6 +190,23 @@ static void kh_check_delivery(uint64_t j, int64_t k)
 
 static bool kh_gone(uint32_t id);
 
+/* An implicit-async execution whose success no callback reported: a NULL
+ * registration dropped its completions, or it is nrt_execute's (job id 0,
+ * which no callback names).  Queued, with nothing that may cancel it (an
+ * unload of its model, a close, a fault), it ran and succeeded
+ * (docs/api-contract.md, "Completions"): its outputs must show it, seen by a
+ * callback or not.  Any callback at all (a failure) leaves it to
+ * kh_check_job. */
+static bool kh_ran_unseen(const kh_pend_t *pe, bool closed)
+{
+	if (closed || kh_state.faults || pe->ret != NRT_SUCCESS || kh_gone(pe->model))
+		return false;
+	for (uint64_t j = pe->job_first; j <= pe->job_last && j < KH_MAX_JOBS; j++)
+		if (j && ks_atomic_peek(&kh_state.job_calls[j]))
+			return false;
+	return true;
+}
+
 /* Every submitted execution completed or was cancelled.  A sleep, not a
  * yield: under control a sleeping thread is not runnable, so the device
  * threads run even when the decisions ran out (whose fallback keeps the
@@ -216,6 +237,7 @@ void kh_finish_pending(bool closed)
 			 * the outputs, so this load orders our reads after them */
 			for (uint64_t j = pe->job_first; j <= pe->job_last && j < KH_MAX_JOBS; j++)
 				ok |= ks_atomic_load_quiet(&kh_state.job_ok[j]) != 0;
+			ok = ok || kh_ran_unseen(pe, closed);
 		}
 		if (ok && !closed) /* after a close the outputs can no longer be read */
 			kh_iob_verify(&pe->b, pe->op);
@@ -271,13 +293,25 @@ static void kh_check_job(uint64_t j, bool closed)
 /* nrt_execute's completions (job id 0), which no callback can tell
  * apart: at most what the statuses say was queued; at least what they say
  * was queued, less the submissions a NULL registration may have dropped;
- * and through each registration at most the executions submitted before
- * it was replaced. */
-static void kh_check_anon(void)
+ * through each registration at most the executions submitted before it
+ * was replaced; and a failure only from a model that was unloaded, or
+ * where a close ran or a fault was planned. */
+static void kh_check_anon(bool closed)
 {
 	int64_t n = ks_atomic_peek(&kh_state.anon_n), regs = ks_atomic_peek(&kh_state.next_reg);
 	int64_t calls = ks_atomic_peek(&kh_state.anon_calls), lo = 0, hi = 0;
+	int64_t failed = ks_atomic_peek(&kh_state.anon_failed);
 
+	for (int64_t i = 0; i < failed && i < KH_MAX_ANON && !closed && !kh_state.faults; i++) {
+		uint32_t model = (uint32_t)ks_atomic_peek(&kh_state.anon_fmodel[i]);
+
+		if (!kh_gone(model))
+			oracle_fail(
+			    "cancelled-completion",
+			    "nrt_execute: a callback of model %u said failure, though it was "
+			    "never unloaded, nothing closed and no fault was planned",
+			    model);
+	}
 	for (int64_t i = 0; i < n; i++) {
 		hi += ks_atomic_peek(&kh_state.anon_hi[i]);
 		if (!kh_may_drop((uint64_t)ks_atomic_peek(&kh_state.anon_t0[i])))
@@ -315,7 +349,7 @@ void kh_check_completions(bool closed)
 	if (ks_atomic_peek(&kh_state.job_hw) > jobs)
 		oracle_fail("unexpected-completion", "a callback named job %lld, never handed out",
 		            (long long)ks_atomic_peek(&kh_state.job_hw));
-	kh_check_anon();
+	kh_check_anon(closed);
 }
 
 /* The job flags a run used, cleared at the end of that run, not at the
@@ -335,6 +369,9 @@ void kh_clear_jobs(void)
 	ks_atomic_reset(&kh_state.next_job);
 	ks_atomic_reset(&kh_state.job_hw);
 	ks_atomic_reset(&kh_state.anon_calls);
+	for (int64_t i = 0; i < ks_atomic_peek(&kh_state.anon_failed) && i < KH_MAX_ANON; i++)
+		ks_atomic_reset(&kh_state.anon_fmodel[i]);
+	ks_atomic_reset(&kh_state.anon_failed);
 	for (int64_t i = 0; i < ks_atomic_peek(&kh_state.anon_n) && i < KH_MAX_ANON; i++) {
 		ks_atomic_reset(&kh_state.anon_t0[i]);
 		ks_atomic_reset(&kh_state.anon_lo[i]);

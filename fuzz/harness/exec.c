@@ -39,6 +39,7 @@ KH_FACADE_OP(kh_exec)(unsigned op, unsigned thread, const kh_args_t *a)
 	/* implicit async: any queued execution still uses the tensors */
 	if (last_ok && kh_state.c->async) {
 		pe->op = op;
+		pe->model = s.id;
 		pe->job_first = first;
 		pe->job_last = last_ok;
 		return;

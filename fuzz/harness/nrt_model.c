@@ -135,9 +135,12 @@ void kh_nrt_exec(unsigned op, unsigned thread, const kh_args_t *a)
 	}
 	/* implicit async: some of a repeat may be queued whatever the status
 	 * (QUEUE_FULL after two), under job id 0, which no callback names:
-	 * unchecked, the tensors wait for quiescence */
+	 * its status and model kept for the check at quiescence
+	 * (kh_finish_pending), the tensors wait for it */
 	if (kh_state.c->async) {
 		pe->op = op;
+		pe->model = s.id;
+		pe->ret = rc;
 		return;
 	}
 	kh_pend_put(pe);

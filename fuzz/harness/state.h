@@ -45,11 +45,12 @@ typedef struct kh_pend {
 	 * quiescence), and whether a get_list named it as failed */
 	nrta_error_tracker_t *tracker;
 	bool reported;
-	uint32_t model; /* nrt_tracker: the model's facade id */
+	uint32_t model; /* the model's facade id (nrt_tracker, implicit async) */
 	unsigned op;
 	uint64_t job_first, job_last;
 	nrta_seq_t seq;
-	NRT_STATUS ret; /* written by the device at completion */
+	NRT_STATUS ret; /* explicit async: written by the device at completion;
+	                 * nrt_execute in implicit async: its status */
 	kh_iob_t b;
 } kh_pend_t;
 
@@ -91,10 +92,12 @@ typedef struct kh_state {
 	ks_atomic_t job_t0[KH_MAX_JOBS], job_reg[KH_MAX_JOBS];
 	/* nrt_execute's executions (job id 0): callbacks, and per submission
 	 * its tick and how many its status says were queued, at least and at
-	 * most; how many of the callbacks each registration made */
-	ks_atomic_t anon_calls, anon_n;
+	 * most; how many of the callbacks each registration made; the callbacks
+	 * with a status other than success, and the model each named (the
+	 * first KH_MAX_ANON) */
+	ks_atomic_t anon_calls, anon_n, anon_failed;
 	ks_atomic_t anon_t0[KH_MAX_ANON], anon_lo[KH_MAX_ANON], anon_hi[KH_MAX_ANON];
-	ks_atomic_t anon_reg[KH_MAX_REGS];
+	ks_atomic_t anon_reg[KH_MAX_REGS], anon_fmodel[KH_MAX_ANON];
 	/* callback registrations (registration 0: kh_run's, before nrt_init):
 	 * each one's callback (KH_CB_* + 1), the ticks before and after its
 	 * call; the latest tick after an nrt_close op returned (0: none) */
