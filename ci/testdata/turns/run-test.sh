@@ -2,9 +2,14 @@
 # ci/testdata/turns/run-test.sh - kmgr_turns (ci/lib/turns.sh) on real
 # processes (the ctest ci_turns): three busy loops, two CPUs' worth of
 # turns of 0.4 s.  What it proves:
-#   - from the first turn on, sampled every 0.1 s (the three states read
-#     back to back), never more than two run and one is stopped (one
-#     sample of slack for a turn's edge)
+#   - from the first turn on, sampled every 0.1 s, one loop is stopped
+#     and two run: at most a fifth of the samples otherwise.  A sample is
+#     the three states read back to back until two reads agree (a read
+#     torn by a turn's edge is not a state); a turn's edge stops the next
+#     loop before it continues the last one, and a stop takes effect only
+#     when its loop next gets a CPU, so on a loaded machine a sample can
+#     see two stopped, or none, for some milliseconds (CI saw 2 of 40 in
+#     one run: the slack of one sample failed it)
 #   - the turns go round: each loop gets CPU time, the least at least a
 #     third of the most (each runs two turns of three)
 #   - SIGTERM to kmgr_turns while one loop is stopped: it exits 143 and
@@ -39,19 +44,30 @@ states() {
 	done
 	echo "$s"
 }
+# stable_states: states until two reads in a row agree (at most 10)
+stable_states() {
+	local a b i
+	a=$(states)
+	for ((i = 0; i < 10; i++)); do
+		b=$(states)
+		[ "$a" != "$b" ] || break
+		a=$b
+	done
+	echo "$a"
+}
 kmgr_turns 2 0.4 3 tw &
 tp=$!
 n=0 over=0 seen=0
 for _ in $(seq 40); do
 	sleep 0.1
-	st=$(states)
+	st=$(stable_states)
 	stopped=${st//[^T]/}
 	[ "$seen" = 1 ] || [ -z "$stopped" ] || seen=1
 	[ "$seen" = 1 ] || continue
 	n=$((n + 1))
 	[ "${#stopped}" = 1 ] || over=$((over + 1))
 done
-[ "$n" -ge 30 ] && [ "$over" -le 1 ] || fail "of $n samples from the first turn on, $over had not exactly one loop stopped"
+[ "$n" -ge 30 ] && [ $((over * 5)) -le "$n" ] || fail "of $n samples from the first turn on, $over had not exactly one loop stopped"
 # CPU time (utime + stime, clock ticks) of each loop
 cpu=()
 for p in "${w[@]}"; do cpu+=("$(sed 's/.*) //' "/proc/$p/stat" | awk '{ print $12 + $13 }')"); done
