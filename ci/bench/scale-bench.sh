@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/bench/scale-bench.sh [--seconds N] [--rounds R] [--targets a,b] [--afl-target T] [--no-afl]
-#                         [--turn S | --sequential] [--help]
+#                         [--turn S | --sequential] [--seeds DIR] [--help]
 # BENCHMARKS.md, "Every core": the paired ratios of issue 39 in one run.
 # For each target (default concurrent,api_nrt,api_seq; none: AFL++'s rows
 # alone), four libFuzzer rows of N seconds each (default 20), each the way
@@ -23,6 +23,14 @@
 # (25 s) is far above the 3 turns it waits, and each row's figures are
 # over its own share.  --sequential runs the rows one after the other
 # instead, as before (pinned to CPU 0).
+# --seeds DIR: the libFuzzer rows start from a copy of DIR/T instead of
+# corpus/T (a grown corpus, e.g. a campaign's fuzz-work/asan/T/corpus
+# copied to DIR/T): the same seeds for every row.  A pair explores twice
+# as fast as one worker, and while the corpus is young its inputs grow
+# dearer as it explores (docs/bench-notes/2026-12-05-pair-age.md), so a
+# pair's x2cpu from the shipped seeds counts what it found as well as
+# what its workers ran; from grown seeds that part is small.  The probe
+# and AFL++ keep the shipped seeds.
 # Then AFL++ (ci/afl.sh's way: -M with CmpLog alone, -M + -S with CmpLog
 # on the secondary, the free pair's instances bound to CPU 0 and CPU 1;
 # the free one alone unbound) on the AFL target (default api_seq), the
@@ -64,19 +72,20 @@
 # Needs build/asan (cmake --build --preset asan --target fuzz_T) and, for
 # AFL++, ci/afl.sh's builds (build/afl, build/afl-cmplog).
 set -euo pipefail
-secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1 turn=2 alt=0
+secs=20 rounds=1 targets=concurrent,api_nrt,api_seq aflt=api_seq afl=1 turn=2 alt=0 seeds=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	--no-afl) afl=0; shift ;;
 	--sequential) turn=0; shift ;;
-	--seconds | --rounds | --targets | --target | --afl-target | --turn)
+	--seconds | --rounds | --targets | --target | --afl-target | --turn | --seeds)
 		[ $# -ge 2 ] || { echo "scale-bench: $1 needs a value" >&2; exit 2; }
 		case "$1" in
 		--seconds) secs=$2 ;;
 		--rounds) rounds=$2 ;;
 		--afl-target) aflt=$2 ;;
 		--turn) turn=$2 ;;
+		--seeds) seeds=$2 ;;
 		*) targets=$2 ;;
 		esac
 		shift 2
@@ -94,6 +103,11 @@ IFS=, read -r -a tlist <<<"$targets"
 [ "${#tlist[@]}" -gt 0 ] || [ "$afl" = 1 ] || { echo "scale-bench: --targets none with --no-afl: nothing to run" >&2; exit 2; }
 for t in "${tlist[@]}" $([ "$afl" = 0 ] || echo "$aflt"); do
 	[ -d "$root/corpus/$t" ] || { echo "scale-bench: unknown target $t" >&2; exit 2; }
+done
+[ -n "$seeds" ] || seeds=$root/corpus
+for t in "${tlist[@]}"; do
+	[ -n "$(find "$seeds/$t" -maxdepth 1 -type f -print -quit 2>/dev/null)" ] ||
+		{ echo "scale-bench: --seeds $seeds: no file in $seeds/$t" >&2; exit 2; }
 done
 for t in "${tlist[@]}"; do
 	[ -x "$root/build/asan/fuzz/$t" ] || { echo "scale-bench: build/asan/fuzz/$t missing (cmake --build --preset asan --target fuzz_$t)" >&2; exit 2; }
@@ -222,7 +236,7 @@ lf_start() {
 		pre=(/usr/bin/time -f '%U %S %e' -o "$d/time-K" "${pre[@]}")
 	fi
 	mkdir -p "$d/corpus" "$d/new" "$d/art"
-	cp "$root/corpus/$t"/* "$d/corpus/"
+	find "$seeds/$t" -maxdepth 1 -type f -exec cp -t "$d/corpus/" {} +
 	kmgr_libfuzzer_flags "$root/corpus/$t.options"
 	rowpids[$2]=""
 	set -m
@@ -496,7 +510,7 @@ afl_turns() {
 	done
 }
 
-echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $ncpu CPUs, folders on $(stat -f -c %T "$work"), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "scale-bench: $secs s a row, $([ "$turn" = 0 ] && echo "one row after the other" || echo "rows taking turns of $turn s"), $ncpu CPUs, folders on $(stat -f -c %T "$work"), seeds $seeds, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 row target run workers execs exec/s us/exec cpu/wall cov probe
 summary=()
 for t in "${tlist[@]}"; do
