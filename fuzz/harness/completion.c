@@ -188,7 +188,24 @@ static void kh_check_delivery(uint64_t j, int64_t k)
 		            (long long)ks_atomic_peek(&kh_state.reg_t1[m]));
 }
 
-static bool kh_gone(uint32_t id);
+/* Only after the threads were joined: no lock, which would add
+ * scheduling points to the runs that ask. */
+static bool kh_gone(uint32_t id)
+{
+	bool gone = false;
+
+	for (unsigned i = 0; i < kh_state.ngone && !gone; i++)
+		gone = kh_state.gone[i] == id;
+	return gone || kh_state.ngone >= KH_MAX_GONE || ks_atomic_peek(&kh_state.unload_all);
+}
+
+/* May something have cancelled an execution of model id: an unload of
+ * it, a close (closed: an nrt_close op ran), a planned fault
+ * (docs/api-contract.md, "Completions")?  Only then may it fail. */
+static bool kh_may_cancel(uint32_t id, bool closed)
+{
+	return closed || kh_state.faults || kh_gone(id);
+}
 
 /* An implicit-async execution whose success no callback reported: a NULL
  * registration dropped its completions, or it is nrt_execute's (job id 0,
@@ -199,7 +216,7 @@ static bool kh_gone(uint32_t id);
  * kh_check_job. */
 static bool kh_ran_unseen(const kh_pend_t *pe, bool closed)
 {
-	if (closed || kh_state.faults || pe->ret != NRT_SUCCESS || kh_gone(pe->model))
+	if (pe->ret != NRT_SUCCESS || kh_may_cancel(pe->model, closed))
 		return false;
 	for (uint64_t j = pe->job_first; j <= pe->job_last && j < KH_MAX_JOBS; j++)
 		if (j && ks_atomic_peek(&kh_state.job_calls[j]))
@@ -230,7 +247,7 @@ void kh_finish_pending(bool closed)
 			/* nrt_tracker: its status is what the tracker lists, now
 			 * final; unlisted, it succeeded and its outputs must show it */
 			if (pe->tracker)
-				ok = kh_tracker_list(pe, kh_state.faults || kh_gone(pe->model)) &&
+				ok = kh_tracker_list(pe, kh_may_cancel(pe->model, closed)) &&
 				     !pe->reported;
 		} else {
 			/* seq_cst: the callback's store follows the device's writes of
@@ -246,17 +263,6 @@ void kh_finish_pending(bool closed)
 			nrta_error_tracker_destroy(pe->tracker);
 		kh_pend_put(pe);
 	}
-}
-
-/* Only after the threads were joined: no lock, which would add
- * scheduling points to the runs that ask. */
-static bool kh_gone(uint32_t id)
-{
-	bool gone = false;
-
-	for (unsigned i = 0; i < kh_state.ngone && !gone; i++)
-		gone = kh_state.gone[i] == id;
-	return gone || kh_state.ngone >= KH_MAX_GONE || ks_atomic_peek(&kh_state.unload_all);
 }
 
 /* Job j's callbacks against its submission. */
@@ -282,8 +288,8 @@ static void kh_check_job(uint64_t j, bool closed)
 		oracle_fail("unexpected-completion",
 		            "job %llu (model %u), never queued, called back", (unsigned long long)j,
 		            model);
-	if (sub == KH_JOB_QUEUED && ks_atomic_peek(&kh_state.job_failed[j]) && !closed &&
-	    !kh_state.faults && !kh_gone(model))
+	if (sub == KH_JOB_QUEUED && ks_atomic_peek(&kh_state.job_failed[j]) &&
+	    !kh_may_cancel(model, closed))
 		oracle_fail("cancelled-completion",
 		            "job %llu failed, though model %u was never unloaded, nothing closed "
 		            "and no fault was planned",
@@ -302,10 +308,10 @@ static void kh_check_anon(bool closed)
 	int64_t calls = ks_atomic_peek(&kh_state.anon_calls), lo = 0, hi = 0;
 	int64_t failed = ks_atomic_peek(&kh_state.anon_failed);
 
-	for (int64_t i = 0; i < failed && i < KH_MAX_ANON && !closed && !kh_state.faults; i++) {
+	for (int64_t i = 0; i < failed && i < KH_MAX_ANON; i++) {
 		uint32_t model = (uint32_t)ks_atomic_peek(&kh_state.anon_fmodel[i]);
 
-		if (!kh_gone(model))
+		if (!kh_may_cancel(model, closed))
 			oracle_fail(
 			    "cancelled-completion",
 			    "nrt_execute: a callback of model %u said failure, though it was "
