@@ -493,12 +493,14 @@ record_target() {
 }
 
 # lf_failure LOG...: why libFuzzer failed, from its logs: a write error
-# first (a full disk makes libFuzzer die in many ways), else its ERROR line
+# first (a full disk makes libFuzzer die in many ways), else its ERROR line;
+# nothing when the logs say neither (a full disk can keep them from saying
+# it), and status 0 even then: its caller runs under set -e
 lf_failure() {
 	local e
-	e=$(grep -m1 -ahoE 'No space left on device|Read-only file system|Disk quota exceeded' "$@" 2>/dev/null | head -n 1)
+	e=$(grep -m1 -ahoE 'No space left on device|Read-only file system|Disk quota exceeded' "$@" 2>/dev/null | head -n 1) || true
 	[ -z "$e" ] || { echo "a write failed: $e"; return; }
-	grep -m1 -ahoE '(ERROR: libFuzzer|==[0-9]+==ERROR|ERROR):.*' "$@" 2>/dev/null | head -n 1 | cut -c1-120
+	grep -m1 -ahoE '(ERROR: libFuzzer|==[0-9]+==ERROR|ERROR):.*' "$@" 2>/dev/null | head -n 1 | cut -c1-120 || true
 }
 
 found=0 failed="" rc=0
