@@ -15,8 +15,9 @@
  * The shim must see the system headers before it renames what they
  * declare (a macro named like a function would rewrite its prototype), so
  * they come first; the program's own #include of them is then a no-op.
- * Calls kpt does not model (pthread_cond_timedwait, pthread_once,
- * semaphores, pthread_exit, ...) stop a controlled run with "KPT
+ * The program's wall and monotonic clocks read virtual time inside a run
+ * (kpt_clock_gettime), so the deadline of a timed wait is on it.  Calls
+ * kpt does not model (pthread_cancel) stop a controlled run with "KPT
  * UNSUPPORTED" instead of blocking a fiber for real; outside a run they
  * are the real call.  clang only (the __c11_atomic builtins).
  */
@@ -29,6 +30,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +64,10 @@ int kpt_sched_yield(const char *site);
 int kpt_usleep(useconds_t us, const char *site);
 unsigned kpt_sleep(unsigned s, const char *site);
 int kpt_nanosleep(const struct timespec *t, struct timespec *rem, const char *site);
+int kpt_clock_gettime(clockid_t id, struct timespec *ts, const char *site);
+int kpt_gettimeofday(struct timeval *tv, void *tz, const char *site);
+time_t kpt_time(time_t *t, const char *site);
+int kpt_timespec_get(struct timespec *ts, int base, const char *site);
 int kpt_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t, const char *site);
 int kpt_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t,
                        const char *site);
@@ -192,6 +198,10 @@ void kpt_sv_abort(void) __attribute__((noreturn));
 #define sem_getvalue(s, v)              kpt_sem_getvalue((s), (v), KPT_SITE)
 #define nanosleep(t, r)                 kpt_nanosleep((t), (r), KPT_SITE)
 #define sleep(s)                        kpt_sleep((s), KPT_SITE)
+#define clock_gettime(id, ts)           kpt_clock_gettime((id), (ts), KPT_SITE)
+#define gettimeofday(tv, tz)            kpt_gettimeofday((tv), (tz), KPT_SITE)
+#define time(t)                         kpt_time((t), KPT_SITE)
+#define timespec_get(ts, b)             kpt_timespec_get((ts), (b), KPT_SITE)
 
 /* Not modelled: a controlled run stops at it with KPT UNSUPPORTED;
  * outside a run it is the real call.  A macro's own name is not expanded

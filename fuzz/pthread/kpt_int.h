@@ -123,4 +123,9 @@ extern unsigned kpt_nthr; /* threads created in this run */
 extern jmp_buf kpt_main_exit_jb;
 extern bool kpt_main_exit_armed;
 
+/* A timed call's abstime as a wait on virtual time (kpt_threads.c): the ns
+ * from the program's clock now (kpt_clock_gettime) to it, 0 when it has
+ * passed; EINVAL for a nanosecond field out of range or no abstime. */
+int kpt_timeout_ns(const struct timespec *abstime, uint64_t *ns);
+
 #endif /* KPT_INT_H */

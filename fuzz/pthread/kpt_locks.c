@@ -152,20 +152,27 @@ int kpt_mutex_unlock(pthread_mutex_t *m, const char *site)
 	return 0;
 }
 
-/* Timed lock on virtual time: the lock, or, held, a sleep until the others
- * cannot run, then one more try; ETIMEDOUT if still held. */
+/* Timed lock on virtual time: the lock, or a wait for it that the
+ * deadline ends (only when no other thread can run before it, as a sleep
+ * does), one more try, then ETIMEDOUT. */
 int kpt_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t, const char *site)
 {
+	struct kpt_mutex *km;
+	uint64_t ns;
 	int rc;
 
 	if (!ks_controlled())
 		return pthread_mutex_timedlock(m, t);
-	rc = kpt_mutex_trylock(m, site);
-	if (rc != EBUSY)
-		return rc;
-	ks_ctl_usleep(1, site);
-	rc = kpt_mutex_trylock(m, site);
-	return rc == EBUSY ? ETIMEDOUT : rc;
+	km = kpmutex(m, site);
+	if (km_relock(km))
+		return 0;
+	if (km_mine(km, PTHREAD_MUTEX_ERRORCHECK))
+		return EDEADLK;
+	rc = kpt_timeout_ns(t, &ns); /* EINVAL only where the lock is not free */
+	if (!ks_ctl_mutex_timedlock(&km->m, rc ? 0 : ns, site))
+		return rc ? rc : ETIMEDOUT;
+	km_hold(km, lself(), 1);
+	return 0;
 }
 
 int kpt_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a, const char *site)
@@ -270,18 +277,30 @@ int kpt_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const char *site)
 	return 0;
 }
 
-/* A timed wait on virtual time: the mutex given up, a sleep until the
- * others cannot run, the mutex taken back, ETIMEDOUT (a signal meanwhile
- * is lost to it, as one that comes after the deadline is). */
+/* A wait that a signal or a broadcast ends (0) or, when no other thread
+ * can run before it, the deadline on virtual time (ETIMEDOUT); the mutex
+ * is held again either way. */
 int kpt_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t,
                        const char *site)
 {
+	struct kpt_mutex *km;
+	unsigned depth;
+	uint64_t ns;
+	bool signalled;
+	int rc;
+
 	if (!ks_controlled())
 		return pthread_cond_timedwait(c, m, t);
-	kpt_mutex_unlock(m, site);
-	ks_ctl_usleep(1, site);
-	kpt_mutex_lock(m, site);
-	return ETIMEDOUT;
+	rc = kpt_timeout_ns(t, &ns);
+	if (rc)
+		return rc;
+	km = kpmutex(m, site);
+	depth = km->depth;
+	km->owner = 0;
+	signalled = ks_ctl_cond_timedwait(kcond(c, site), &km->m, ns, site);
+	km->owner = lself();
+	km->depth = depth;
+	return signalled ? 0 : ETIMEDOUT;
 }
 
 int kpt_cond_signal(pthread_cond_t *c, const char *site)

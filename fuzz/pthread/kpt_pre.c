@@ -66,6 +66,8 @@ KPT_W0(int, sched_yield, kpt_sched_yield)
 KPT_W(int, usleep, kpt_usleep, (useconds_t us), us)
 KPT_W(unsigned, sleep, kpt_sleep, (unsigned s), s)
 KPT_W(int, nanosleep, kpt_nanosleep, (const struct timespec *t, struct timespec *r), t, r)
+KPT_W(int, clock_gettime, kpt_clock_gettime, (clockid_t id, struct timespec *ts), id, ts)
+KPT_W(int, gettimeofday, kpt_gettimeofday, (struct timeval *tv, void *tz), tv, tz)
 /* clang-format on */
 
 /* the two that do not fit a row: no site, and no value */

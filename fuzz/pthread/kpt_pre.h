@@ -61,4 +61,6 @@
 #define usleep                   kpt_w_usleep
 #define sleep                    kpt_w_sleep
 #define nanosleep                kpt_w_nanosleep
+#define clock_gettime            kpt_w_clock_gettime
+#define gettimeofday             kpt_w_gettimeofday
 #endif /* KPT_PRE_H */

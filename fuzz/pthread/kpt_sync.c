@@ -45,17 +45,18 @@ int kpt_sem_trywait(sem_t *s, const char *site)
 	return -1;
 }
 
-/* On virtual time, as kpt_mutex_timedlock. */
+/* On virtual time, as kpt_mutex_timedlock: a post ends the wait. */
 int kpt_sem_timedwait(sem_t *s, const struct timespec *t, const char *site)
 {
+	uint64_t ns;
+	int rc;
+
 	if (!ks_controlled())
 		return sem_timedwait(s, t);
-	if (ks_ctl_sem_trywait(ksem(s, site), site))
+	rc = kpt_timeout_ns(t, &ns); /* EINVAL only where it would wait */
+	if (ks_ctl_sem_timedwait(ksem(s, site), rc ? 0 : ns, site))
 		return 0;
-	ks_ctl_usleep(1, site);
-	if (ks_ctl_sem_trywait(ksem(s, site), site))
-		return 0;
-	errno = ETIMEDOUT;
+	errno = rc ? rc : ETIMEDOUT;
 	return -1;
 }
 

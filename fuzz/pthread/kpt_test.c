@@ -497,6 +497,142 @@ static void case_spin(void)
 	KT_ASSERT(strstr(buf, "kpt_test+0x") != NULL);
 }
 
+/* ---- kpt-1.8: timed waits and the program's clock ---- */
+
+static pthread_mutex_t tlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tcond = PTHREAD_COND_INITIALIZER;
+static sem_t tsem;
+static long tready, trc, t_waited_ns, t_sleep_us, t_now[2];
+static int tkind; /* 0 condition, 1 mutex, 2 semaphore */
+
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static struct timespec in_1s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	return ts;
+}
+
+/* The other side: after t_sleep_us of virtual time, the signal or the
+ * post the waiter is waiting for (main unlocks the mutex: timed_scenario). */
+static void *t_other(void *arg)
+{
+	(void)arg;
+	usleep((useconds_t)t_sleep_us);
+	if (tkind == 2) {
+		sem_post(&tsem);
+		return NULL;
+	}
+	pthread_mutex_lock(&tlock);
+	tready = 1;
+	pthread_cond_signal(&tcond);
+	pthread_mutex_unlock(&tlock);
+	return NULL;
+}
+
+static void *t_waiter(void *arg)
+{
+	struct timespec dl = in_1s();
+	long t0 = now_ns();
+
+	(void)arg;
+	if (tkind == 1) {
+		trc = pthread_mutex_timedlock(&tlock, &dl);
+		if (trc == 0)
+			pthread_mutex_unlock(&tlock);
+	} else if (tkind == 2) {
+		trc = sem_timedwait(&tsem, &dl) == 0 ? 0 : errno;
+	} else {
+		pthread_mutex_lock(&tlock);
+		trc = 0;
+		while (!tready && trc == 0)
+			trc = pthread_cond_timedwait(&tcond, &tlock, &dl);
+		pthread_mutex_unlock(&tlock);
+	}
+	t_waited_ns = now_ns() - t0;
+	return NULL;
+}
+
+static void timed_scenario(void)
+{
+	pthread_t w, o;
+
+	tready = 0;
+	trc = -1;
+	sem_init(&tsem, 0, 0);
+	if (tkind == 1) { /* main holds the mutex and is the other side */
+		pthread_mutex_lock(&tlock);
+		pthread_create(&w, NULL, t_waiter, NULL);
+		usleep((useconds_t)t_sleep_us);
+		pthread_mutex_unlock(&tlock);
+		pthread_join(w, NULL);
+		return;
+	}
+	pthread_create(&w, NULL, t_waiter, NULL);
+	pthread_create(&o, NULL, t_other, NULL);
+	pthread_join(w, NULL);
+	pthread_join(o, NULL);
+}
+
+static void bad_deadline(void)
+{
+	struct timespec bad = {0, -1};
+
+	pthread_mutex_lock(&tlock);
+	trc = pthread_cond_timedwait(&tcond, &tlock, &bad);
+	pthread_mutex_unlock(&tlock);
+}
+
+static void clock_scenario(void)
+{
+	t_now[0] = now_ns();
+	sleep(5);
+	t_now[1] = now_ns();
+}
+
+/* kpt-1.8: a timed wait (condition, mutex, semaphore) ends with what it
+ * waits for when that comes before the deadline, on every schedule, and
+ * with ETIMEDOUT when the other side sleeps past it, the virtual clock then
+ * at least at the deadline; the program reads virtual time, the same in
+ * every run (so a deadline it computes is the same in a replay), and a bad
+ * deadline is EINVAL. */
+static void case_timed(void)
+{
+	long first;
+
+	for (tkind = 0; tkind < 3; tkind++) {
+		for (int b = 0; b < 64; b++) {
+			uint8_t in[3] = {0, (uint8_t)b, (uint8_t)(b * 13)};
+
+			t_sleep_us = 1000; /* 1 ms: before the 1 s deadline */
+			kpt_fuzz_run(in, sizeof(in), timed_scenario);
+			KT_EQ(trc, 0);
+			KT_LT(t_waited_ns, 1000000000L);
+			t_sleep_us = 10 * 1000 * 1000; /* 10 s: past it */
+			kpt_fuzz_run(in, sizeof(in), timed_scenario);
+			KT_EQ(trc, ETIMEDOUT);
+			KT_GE(t_waited_ns, 1000000000L);
+			KT_LT(t_waited_ns, 10L * 1000000000L);
+		}
+	}
+	kpt_fuzz_run(NULL, 0, clock_scenario);
+	first = t_now[0];
+	KT_EQ(t_now[1] - t_now[0], 5L * 1000000000L);
+	kpt_fuzz_run(NULL, 0, clock_scenario);
+	KT_EQ(t_now[0], first);
+	kpt_fuzz_run(NULL, 0, bad_deadline);
+	KT_EQ(trc, EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	kt_only = argc > 1 ? argv[1] : NULL;
@@ -507,5 +643,6 @@ int main(int argc, char **argv)
 	KT_CASE("kpt-1.5 real calls", case_real_calls);
 	KT_CASE("kpt-1.6 limits", case_limit);
 	KT_CASE("kpt-1.7 spin", case_spin);
+	KT_CASE("kpt-1.8 timed waits", case_timed);
 	KT_DONE();
 }

@@ -184,6 +184,117 @@ unsigned kpt_sleep(unsigned s, const char *site)
 	return 0;
 }
 
+/* ---- the program's clock ------------------------------------------------ */
+
+/* Inside a run the program reads the wall and monotonic clocks as virtual
+ * time from a fixed start (2026-01-01T00:00:00Z), the same every run:
+ * a deadline it computes (now + 5 s) is then 5 s of virtual time away,
+ * whatever the real clock did, and a replay computes the same one.  The
+ * process and thread CPU clocks stay real. */
+#define KPT_EPOCH_S 1767225600ull
+
+static bool virtual_clock(clockid_t id)
+{
+	switch (id) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+#ifdef CLOCK_MONOTONIC_RAW
+	case CLOCK_MONOTONIC_RAW:
+#endif
+#ifdef CLOCK_REALTIME_COARSE
+	case CLOCK_REALTIME_COARSE:
+#endif
+#ifdef CLOCK_MONOTONIC_COARSE
+	case CLOCK_MONOTONIC_COARSE:
+#endif
+#ifdef CLOCK_BOOTTIME
+	case CLOCK_BOOTTIME:
+#endif
+#ifdef CLOCK_TAI
+	case CLOCK_TAI:
+#endif
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void virtual_now(struct timespec *ts)
+{
+	uint64_t ns = ks_ctl_now_ns();
+
+	ts->tv_sec = (time_t)(KPT_EPOCH_S + ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+int kpt_clock_gettime(clockid_t id, struct timespec *ts, const char *site)
+{
+	(void)site;
+	if (!ks_controlled() || !virtual_clock(id) || !ts)
+		return clock_gettime(id, ts);
+	virtual_now(ts);
+	return 0;
+}
+
+int kpt_gettimeofday(struct timeval *tv, void *tz, const char *site)
+{
+	struct timespec ts;
+
+	(void)site;
+	if (!ks_controlled() || tz)
+		return gettimeofday(tv, tz);
+	if (tv) {
+		virtual_now(&ts);
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = (suseconds_t)(ts.tv_nsec / 1000);
+	}
+	return 0;
+}
+
+time_t kpt_time(time_t *t, const char *site)
+{
+	struct timespec ts;
+
+	(void)site;
+	if (!ks_controlled())
+		return time(t);
+	virtual_now(&ts);
+	if (t)
+		*t = ts.tv_sec;
+	return ts.tv_sec;
+}
+
+int kpt_timespec_get(struct timespec *ts, int base, const char *site)
+{
+	(void)site;
+	if (!ks_controlled() || base != TIME_UTC || !ts)
+		return timespec_get(ts, base);
+	virtual_now(ts);
+	return base;
+}
+
+int kpt_timeout_ns(const struct timespec *abstime, uint64_t *ns)
+{
+	struct timespec now;
+	uint64_t at, cur;
+
+	*ns = 0;
+	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
+		return EINVAL;
+	if (abstime->tv_sec < 0)
+		return 0;
+	virtual_now(&now);
+	/* seconds past ~584 years from now saturate: a wait without end */
+	if ((uint64_t)abstime->tv_sec > (uint64_t)now.tv_sec + (UINT64_MAX / 2000000000u)) {
+		*ns = UINT64_MAX / 2;
+		return 0;
+	}
+	at = (uint64_t)abstime->tv_sec * 1000000000u + (uint64_t)abstime->tv_nsec;
+	cur = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	*ns = at > cur ? at - cur : 0;
+	return 0;
+}
+
 int kpt_nanosleep(const struct timespec *t, struct timespec *rem, const char *site)
 {
 	if (!ks_controlled())

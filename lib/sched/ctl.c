@@ -108,21 +108,39 @@ static void transfer(struct ks_lthread *self, struct ks_lthread *next)
 
 /* ---- choosing ----------------------------------------------------------- */
 
-/* Nobody can run: advance virtual time to the earliest wake, if any. */
+/* thr[i] waits for a time: a sleep, or a timed wait's deadline */
+static bool wakes_at_time(int i)
+{
+	int st = tstate_at(i);
+
+	return st == KS_T_SLEEPING || (st == KS_T_BLOCKED && ks__g.thr[i].timed);
+}
+
+/* Nobody can run: advance virtual time to the earliest wake, if any.  A
+ * timed wait whose deadline that is ends without its object: timed_out. */
 static bool wake_sleepers(void)
 {
 	uint64_t earliest = UINT64_MAX;
 
 	for (int i = 0; i < ks__g.nthreads; i++)
-		if (tstate_at(i) == KS_T_SLEEPING && ks__g.thr[i].wake_ns < earliest)
+		if (wakes_at_time(i) && ks__g.thr[i].wake_ns < earliest)
 			earliest = ks__g.thr[i].wake_ns;
 	if (earliest == UINT64_MAX)
 		return false;
 	if (earliest > atomic_load_explicit(&ks__g.vtime, memory_order_relaxed))
 		atomic_store_explicit(&ks__g.vtime, earliest, memory_order_relaxed);
-	for (int i = 0; i < ks__g.nthreads; i++)
-		if (tstate_at(i) == KS_T_SLEEPING && ks__g.thr[i].wake_ns <= earliest)
-			set_tstate(&ks__g.thr[i], KS_T_RUNNABLE);
+	for (int i = 0; i < ks__g.nthreads; i++) {
+		struct ks_lthread *t = &ks__g.thr[i];
+
+		if (!wakes_at_time(i) || t->wake_ns > earliest)
+			continue;
+		if (tstate_at(i) == KS_T_BLOCKED) {
+			t->wait_kind = KS_W_NONE;
+			t->wait_obj = NULL;
+			t->timed_out = true;
+		}
+		set_tstate(t, KS_T_RUNNABLE);
+	}
 	return true;
 }
 
@@ -279,6 +297,25 @@ void ks__block(struct ks_lthread *t, enum ks_wait kind, const void *obj, const c
 	t->wait_obj = obj;
 	t->wait_order = ++ks__g.order;
 	ks__point(t, site);
+}
+
+/* A timed wait: blocked on obj as ks__block, and also woken, when nobody
+ * else can run, by virtual time reaching wake_ns (wake_sleepers).  The
+ * deadline orders it among the sleepers, so a wait of 1 s outlasts a sleep
+ * of 1 ms and gives way to one of 10 s, as on a real clock. */
+bool ks__block_until(struct ks_lthread *t, enum ks_wait kind, const void *obj, uint64_t wake_ns,
+                     const char *site)
+{
+	bool timed_out;
+
+	t->timed = true;
+	t->timed_out = false;
+	t->wake_ns = wake_ns;
+	ks__block(t, kind, obj, site);
+	timed_out = t->timed_out;
+	t->timed = false;
+	t->timed_out = false;
+	return timed_out;
 }
 
 static void wake(struct ks_lthread *t)

@@ -54,8 +54,10 @@ struct ks_lthread {
 	const void *wait_obj;
 	const char *site; /* last scheduling point, or where it waits */
 	uint64_t wait_order;
-	uint64_t wake_ns;
-	int64_t prio; /* PCT */
+	uint64_t wake_ns; /* sleeping, or blocked with a deadline (timed) */
+	bool timed;       /* blocked with a deadline: wake_ns ends the wait */
+	bool timed_out;   /* the deadline, not the object, woke it */
+	int64_t prio;     /* PCT */
 	bool started, joined, has_jb;
 	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
 	bool at_access; /* at an access point: sleepers are candidates too */
@@ -176,6 +178,10 @@ void ks__point(struct ks_lthread *t, const char *site);
 /* FNV-1a of a site's text (cached by its address): equal in every process,
  * whatever the addresses */
 uint64_t ks__site_hash(const char *site);
+/* ks__block with a deadline on virtual time: true when the deadline, not
+ * the object, ended the wait (ctl.c). */
+bool ks__block_until(struct ks_lthread *t, enum ks_wait kind, const void *obj, uint64_t wake_ns,
+                     const char *site);
 /* Block t on (kind, obj) and schedule until it is woken and chosen. */
 void ks__block(struct ks_lthread *t, enum ks_wait kind, const void *obj, const char *site);
 void ks__wake_all(enum ks_wait kind, const void *obj);

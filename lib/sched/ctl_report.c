@@ -30,6 +30,11 @@ static int describe_thread(char *p, size_t len, const struct ks_lthread *t)
 		return snprintf(p, len, "  thread %d \"%s\": runnable, last at %s\n", t->id,
 		                t->name, site);
 	case KS_T_BLOCKED:
+		if (t->timed)
+			return snprintf(p, len,
+			                "  thread %d \"%s\": blocked on %s until %llu ns at %s\n",
+			                t->id, t->name, wait_name(t->wait_kind),
+			                (unsigned long long)t->wake_ns, site);
 		return snprintf(p, len, "  thread %d \"%s\": blocked on %s at %s\n", t->id, t->name,
 		                wait_name(t->wait_kind), site);
 	case KS_T_SLEEPING:

@@ -74,6 +74,30 @@ bool ks_ctl_mutex_trylock(ks_mutex_t *m, const char *site)
 	return ok;
 }
 
+/* As lock, but a wait ends at the deadline ns of virtual time from now;
+ * then one more try (POSIX: never a timeout while the mutex is free).
+ * ns 0, a deadline passed: a try only. */
+bool ks_ctl_mutex_timedlock(ks_mutex_t *m, uint64_t ns, const char *site)
+{
+	struct ks_lthread *t = ks__enter_self();
+	bool ok = false;
+
+	if (point_first(t, site)) {
+		uint64_t deadline = ks_ctl_now_ns() + ns;
+
+		while (ns > 0 && !ks__failed() && owner_of(m) != 0)
+			if (ks__block_until(t, KS_W_MUTEX, m, deadline, site))
+				break;
+		ok = !ks__failed() && owner_of(m) == 0;
+		if (ok)
+			atomic_store_explicit(&m->ctl_owner, t->id + 1, memory_order_relaxed);
+	}
+	ks__leave();
+	if (ok)
+		ks__tsan_acquire(m);
+	return ok;
+}
+
 void ks_ctl_mutex_unlock(ks_mutex_t *m, const char *site)
 {
 	struct ks_lthread *t;
@@ -167,6 +191,31 @@ void ks_ctl_cond_wait(ks_cond_t *c, ks_mutex_t *m, const char *site)
 	ks__tsan_acquire(m);
 }
 
+/* As cond_wait, with a deadline ns of virtual time from now: true when a
+ * signal ended the wait, false when the deadline did (ns 0: the mutex is
+ * given up for one scheduling point, then false). */
+bool ks_ctl_cond_timedwait(ks_cond_t *c, ks_mutex_t *m, uint64_t ns, const char *site)
+{
+	struct ks_lthread *t;
+	bool signalled = false;
+
+	ks__tsan_release(m);
+	t = ks__enter_self();
+	if (ks__failed()) {
+		ks__failed_point();
+	} else {
+		mutex_release(t, m, site);
+		if (ns > 0)
+			signalled = !ks__block_until(t, KS_W_COND, c, ks_ctl_now_ns() + ns, site);
+		else
+			ks__point(t, site);
+		mutex_acquire(t, m, site);
+	}
+	ks__leave();
+	ks__tsan_acquire(m);
+	return signalled;
+}
+
 void ks_ctl_cond_signal(ks_cond_t *c, bool broadcast, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
@@ -207,6 +256,29 @@ bool ks_ctl_sem_trywait(ks_sem_t *s, const char *site)
 	bool ok = true;
 
 	if (point_first(t, site)) {
+		ok = !ks__failed() && sem_count(s) > 0;
+		if (ok)
+			atomic_fetch_sub_explicit(&s->ctl_count, 1, memory_order_relaxed);
+	}
+	ks__leave();
+	if (ok)
+		ks__tsan_acquire(s);
+	return ok;
+}
+
+/* As sem_wait, the wait ending at a deadline ns of virtual time from now,
+ * then one more try; ns 0: a try only. */
+bool ks_ctl_sem_timedwait(ks_sem_t *s, uint64_t ns, const char *site)
+{
+	struct ks_lthread *t = ks__enter_self();
+	bool ok = false;
+
+	if (point_first(t, site)) {
+		uint64_t deadline = ks_ctl_now_ns() + ns;
+
+		while (ns > 0 && !ks__failed() && sem_count(s) == 0)
+			if (ks__block_until(t, KS_W_SEM, s, deadline, site))
+				break;
 		ok = !ks__failed() && sem_count(s) > 0;
 		if (ok)
 			atomic_fetch_sub_explicit(&s->ctl_count, 1, memory_order_relaxed);

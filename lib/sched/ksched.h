@@ -121,14 +121,20 @@ typedef struct ks_thread {
 /* ---- the controlled backend's entry points (ctl_*.c) -------------------- */
 void ks_ctl_mutex_lock(ks_mutex_t *m, const char *site);
 bool ks_ctl_mutex_trylock(ks_mutex_t *m, const char *site);
+/* The timed ones wait at most ns of virtual time (ctl_sync.c): a deadline
+ * ends the wait only when no other thread can run before it, as a sleep
+ * does; false when it did. */
+bool ks_ctl_mutex_timedlock(ks_mutex_t *m, uint64_t ns, const char *site);
 void ks_ctl_mutex_unlock(ks_mutex_t *m, const char *site);
 void ks_ctl_rwlock_rdlock(ks_rwlock_t *l, const char *site);
 void ks_ctl_rwlock_wrlock(ks_rwlock_t *l, const char *site);
 void ks_ctl_rwlock_unlock(ks_rwlock_t *l, const char *site);
 void ks_ctl_cond_wait(ks_cond_t *c, ks_mutex_t *m, const char *site);
+bool ks_ctl_cond_timedwait(ks_cond_t *c, ks_mutex_t *m, uint64_t ns, const char *site);
 void ks_ctl_cond_signal(ks_cond_t *c, bool broadcast, const char *site);
 void ks_ctl_sem_wait(ks_sem_t *s, const char *site);
 bool ks_ctl_sem_trywait(ks_sem_t *s, const char *site);
+bool ks_ctl_sem_timedwait(ks_sem_t *s, uint64_t ns, const char *site);
 void ks_ctl_sem_post(ks_sem_t *s, const char *site);
 /* A scheduling point before an atomic operation on a shared counter. */
 void ks_ctl_point(const char *site);
