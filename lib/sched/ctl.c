@@ -191,6 +191,9 @@ static struct ks_lthread *pick_next(struct ks_lthread *self)
 	struct ks_lthread *cand[KS_CTL_MAX_THREADS];
 	int n, idx;
 
+	/* an atomic section goes on while its thread can: not a decision */
+	if (self->atomic_depth > 0 && tstate(self) == KS_T_RUNNABLE)
+		return self;
 	while ((n = candidates(self, cand)) == 0) {
 		if (!wake_sleepers()) {
 			ks__fail(self, KS_DEADLOCK, "every logical thread is blocked");

@@ -59,9 +59,11 @@ struct ks_lthread {
 	bool timed_out;   /* the deadline, not the object, woke it */
 	int64_t prio;     /* PCT */
 	bool started, joined, has_jb;
-	bool yielding;  /* at a ks_yield: the others come first (ctl.c) */
-	bool at_access; /* at an access point: sleepers are candidates too */
-	bool mem_point; /* at a memory access point the input asked for: the
+	bool yielding;         /* at a ks_yield: the others come first (ctl.c) */
+	uint32_t atomic_depth; /* in an atomic section: no other thread runs
+	                        * while it can (ks_ctl_atomic_begin) */
+	bool at_access;        /* at an access point: sleepers are candidates too */
+	bool mem_point;        /* at a memory access point the input asked for: the
 	                 * others come first (ctl_access.c) */
 	/* memory access points (ctl_access.c) */
 	bool releasing;           /* this point is an unlock, a post, a reference dropped */

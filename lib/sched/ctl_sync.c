@@ -321,6 +321,44 @@ void ks_ctl_release_point(const char *site)
 	ks__leave();
 }
 
+/* An atomic section (SV-COMP's __VERIFIER_atomic_*, through kpt): a
+ * scheduling point before it, none inside while the thread can run (its
+ * memory access points and its own points continue it), one after it.  It
+ * is not a lock: a thread that blocks inside lets the others run.  For
+ * TSan the sections are ordered as if by one lock. */
+static char atomic_sync;
+
+void ks_ctl_atomic_begin(const char *site)
+{
+	struct ks_lthread *t = ks__enter_self();
+
+	if (point_first(t, site))
+		t->atomic_depth++;
+	ks__leave();
+	ks__tsan_acquire(&atomic_sync);
+}
+
+void ks_ctl_atomic_end(const char *site)
+{
+	struct ks_lthread *t;
+
+	ks__tsan_release(&atomic_sync);
+	t = ks__enter_self();
+	if (ks__failed()) {
+		ks__failed_point();
+	} else {
+		if (t->atomic_depth == 0)
+			ks__misuse("the end of an atomic section that did not begin", site);
+		else
+			t->atomic_depth--;
+		if (t->atomic_depth == 0) {
+			t->releasing = true;
+			ks__point(t, site);
+		}
+	}
+	ks__leave();
+}
+
 /* A sleeper is not runnable while anyone else is; when nobody else can
  * run, virtual time jumps to the earliest wake (ctl.c).  That is what keeps
  * a drain that polls with usleep from starving the thread it waits for. */

@@ -142,6 +142,10 @@ void ks_ctl_point(const char *site);
  * negative addition: a reference dropped); memory access points count
  * from these (ctl_access.c). */
 void ks_ctl_release_point(const char *site);
+/* SV-COMP's atomic sections (kpt_svcomp.c): no other thread runs between
+ * begin and end while this one can; they nest. */
+void ks_ctl_atomic_begin(const char *site);
+void ks_ctl_atomic_end(const char *site);
 void ks_ctl_usleep(uint64_t us, const char *site);
 void ks_ctl_yield(const char *site);
 uint64_t ks_ctl_now_ns(void);

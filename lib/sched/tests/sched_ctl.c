@@ -752,6 +752,83 @@ static void case_slot_reuse_unsynchronized(void)
 /* ctl-1.17: the PRNG behind PCT and the stress workers is splitmix64 with
  * the reference constants: from state 0 it gives the published first
  * outputs, so a recorded seed means the same schedule on every build. */
+/* ---- atomic sections ------------------------------------------------------ */
+static ks_atomic_t sec_state, sec_seen;
+static bool sec_atomic;
+
+static void *sec_writer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++) {
+		if (sec_atomic)
+			ks_ctl_atomic_begin("sec begin");
+		ks_atomic_store(&sec_state, 1);
+		ks_point();
+		ks_point();
+		ks_atomic_store(&sec_state, 0);
+		if (sec_atomic)
+			ks_ctl_atomic_end("sec end");
+	}
+	return NULL;
+}
+
+static void *sec_watcher(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 8; i++) {
+		ks_point();
+		if (ks_atomic_peek(&sec_state) == 1)
+			ks_atomic_add(&sec_seen, 1);
+	}
+	return NULL;
+}
+
+static void sec_body(void *arg)
+{
+	ks_thread_t w, r;
+
+	(void)arg;
+	ks_atomic_store(&sec_state, 0);
+	KT_EQ(ks_thread_create(&w, "writer", sec_writer, NULL), 0);
+	KT_EQ(ks_thread_create(&r, "watcher", sec_watcher, NULL), 0);
+	KT_EQ(ks_thread_join(&w, NULL), 0);
+	KT_EQ(ks_thread_join(&r, NULL), 0);
+}
+
+/* ctl-1.18: no other thread runs inside an atomic section (SV-COMP's
+ * __VERIFIER_atomic_*, through kpt) while its thread can, on either
+ * engine and 256 byte inputs; the same body without the section shows the
+ * watcher reaching the middle state, so the check can see it. */
+static void case_atomic_section(void)
+{
+	for (int e = KS_ENGINE_FIBERS; e <= KS_ENGINE_THREADS; e++) {
+		for (int atomic = 0; atomic < 2; atomic++) {
+			int64_t seen_runs = 0;
+
+			sec_atomic = atomic;
+			for (int b = 0; b < 256; b++) {
+				uint8_t in[2] = {(uint8_t)b, (uint8_t)(b * 37)};
+				ks_ctl_config_t cfg;
+				ks_ctl_result_t r;
+
+				ks_ctl_config_init(&cfg);
+				cfg.engine = (ks_engine_t)e;
+				cfg.strategy = KS_STRAT_BYTES;
+				cfg.bytes = in;
+				cfg.nbytes = sizeof(in);
+				ks_atomic_store(&sec_seen, 0);
+				r = run_with(&cfg, sec_body, NULL);
+				KT_EQ(r.failure, KS_OK);
+				seen_runs += ks_atomic_peek(&sec_seen) > 0;
+			}
+			if (atomic)
+				KT_EQ(seen_runs, 0);
+			else
+				KT_GT(seen_runs, 0);
+		}
+	}
+}
+
 static void case_splitmix64_known_answers(void)
 {
 	uint64_t state = 0;
@@ -783,5 +860,6 @@ int main(int argc, char **argv)
 	KT_CASE("ctl-1.15 a yielding thread goes last", case_yield_goes_last);
 	KT_CASE("ctl-1.16 a slot reused without synchronization", case_slot_reuse_unsynchronized);
 	KT_CASE("ctl-1.17 splitmix64 known answers", case_splitmix64_known_answers);
+	KT_CASE("ctl-1.18 an atomic section is not interleaved", case_atomic_section);
 	KT_DONE();
 }
