@@ -16,7 +16,9 @@
 
 extern void __VERIFIER_atomic_begin(void);
 extern void __VERIFIER_atomic_end(void);
-void reach_error(void) {}
+void reach_error(void)
+{
+}
 
 #define N 3
 int counter;
