@@ -213,6 +213,25 @@ json.dump({"binary": "stress_" + b, "preset": p, "result": "FAILURE", "exit": in
 PY
 }
 
+# stress_check_failed BIN PRESET LOG JSON: a run that failed its own check
+# and still wrote its summary goes to triage too (stress-crashes/P/): its
+# row's message names the night's model and job numbers, triage's key its
+# check ("stress check: exec-after-unload"), so one bug keeps one row
+# across nights.  Its JSON gets "triage_log", which tells the report.
+stress_check_failed() {
+	local b=$1 p=$2 log=$3 json=$4
+	python3 - "$json" "stress-crashes/$p/stress_$b.log" <<'PY' || return 0
+import json, sys
+path, rel = sys.argv[1:]
+j = json.load(open(path))
+if j.get("result") == "SUCCESS" or j.get("interrupted"):
+    sys.exit(1)
+j["triage_log"] = rel
+json.dump(j, open(path, "w"), indent=1)
+PY
+	mkdir -p "$night/stress-crashes/$p" && cp "$log" "$night/stress-crashes/$p/stress_$b.log"
+}
+
 # The stress runs that died: their logs through kmgr-repro triage, which
 # gives each its crash state (type and frames, a race's two accesses, a
 # stall's wait site) and key; the report groups them with the fuzz
@@ -282,7 +301,11 @@ if [ "$do_stress" = 1 ]; then
 			# run, with its crash from the log (a sanitizer's SUMMARY, an
 			# assertion), its repro file and the command that replays it; the
 			# log goes to triage (stress-crashes/) for its crash state
-			[ -s "$json" ] || stress_died "$b" "$preset" "$rc" "$log" "$json" "$build"
+			if [ -s "$json" ]; then
+				stress_check_failed "$b" "$preset" "$log" "$json"
+			else
+				stress_died "$b" "$preset" "$rc" "$log" "$json" "$build"
+			fi
 			part "stress_${preset}_$b" "$rc"
 		done
 	done

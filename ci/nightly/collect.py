@@ -213,7 +213,7 @@ def collect_stress(night):
             continue
         r = {k: j.get(k) for k in ("binary", "result", "exit", "command", "ops", "ops_per_s",
                                     "elapsed_s", "drains", "stall", "failures", "repro",
-                                    "latency_ns", "died", "interrupted")}
+                                    "latency_ns", "died", "interrupted", "triage_log")}
         r["preset"] = preset
         r["file"] = p
         for sub in j.values():
@@ -292,15 +292,19 @@ def collect_triage(night, tool):
 
 
 def stress_findings(runs, triaged=0):
-    """A finding per failed stress run; runs that died (no --json summary of
-    their own) are left to triage-stress.json when its buckets count them
-    all (triaged: the sum of its buckets' counts)."""
+    """A finding per failed stress run; runs whose log nightly.sh sent to
+    triage (those that died, with no --json summary of their own, and those
+    that failed a check: "triage_log") are left to triage-stress-P.json when
+    its buckets count them all (triaged: the sum of its buckets' counts)."""
     out = []
-    triaged = triaged >= sum(1 for r in runs if r.get("died"))
+
+    def sent(r):
+        return r.get("died") or r.get("triage_log")
+    triaged = triaged >= sum(1 for r in runs if sent(r))
     for r in runs:
         if r.get("result") == "SUCCESS" or r.get("interrupted"):
             continue
-        if triaged and r.get("died"):
+        if triaged and sent(r):
             continue
         fails = r.get("failures") or ["FAILURE without a message"]
         cmd = r.get("command") or ""

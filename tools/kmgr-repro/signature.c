@@ -27,6 +27,7 @@
  * found by fuzzing and by stress is one bucket); a report whose stack
  * holds no library frame by its DEDUP_TOKEN, else its signature.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,6 +96,32 @@ static void detail(const char *p, const char *stop_set, char *out, size_t len)
 	out[n] = 0;
 }
 
+/* A stress check's message with its numbers as N (hex ones as 0xN): the
+ * model, job and sequence numbers of one failed check change from run to
+ * run ("nrt_unload of model 17 returned NRT_FAILURE"), and a bucket keyed
+ * by them split one bug into a bucket a night. */
+static void numbers_as_n(char *s)
+{
+	char *out = s;
+
+	for (const char *p = s; *p;) {
+		if (p[0] == '0' && p[1] == 'x' && isxdigit((unsigned char)p[2])) {
+			p += 2;
+			while (isxdigit((unsigned char)*p))
+				p++;
+			memcpy(out, "0xN", 3);
+			out += 3;
+		} else if (isdigit((unsigned char)*p)) {
+			while (isdigit((unsigned char)*p))
+				p++;
+			*out++ = 'N';
+		} else {
+			*out++ = *p++;
+		}
+	}
+	*out = 0;
+}
+
 static const char *find_kind(const char *report, char *kind, size_t len)
 {
 	const char *best = NULL;
@@ -149,6 +176,7 @@ static const char *find_kind(const char *report, char *kind, size_t len)
 		snprintf(kind, len, "assertion: %s", d);
 	} else if (!strcmp(kinds[bi].kind, "stress check")) {
 		detail(rest, ":", d, sizeof(d)); /* the invariant, as the oracle's */
+		numbers_as_n(d);
 		snprintf(kind, len, "stress check: %s", d);
 	} else {
 		snprintf(kind, len, "%s", kinds[bi].kind);

@@ -99,7 +99,7 @@ CMAKE_GENERATOR:INTERNAL=Ninja
 CMAKE_MAKE_PROGRAM:FILEPATH=$(command -v ninja)
 CMAKE_COMMAND:INTERNAL=$(command -v cmake)
 C
-	printf 'build %s: phony\n' kmgr-repro stress_refdrain stress_async >"$br/$p/build.ninja"
+	printf 'build %s: phony\n' kmgr-repro stress_refdrain stress_async stress_churn >"$br/$p/build.ninja"
 done
 cat >"$br/tsan/stress/stress_refdrain" <<'S'
 #!/bin/sh
@@ -111,16 +111,32 @@ echo "stress_refdrain: reproducer saved to $dir/stress_refdrain-seed1-7.repro" >
 exit 66
 S
 printf '#!/bin/sh\nexec sleep 60\n' >"$br/tsan/stress/stress_async"
+cat >"$br/tsan/stress/stress_churn" <<'S'
+#!/bin/sh
+# a stress run that fails its own check and lives: its summary (FAILURE),
+# its repro file, a message naming this night's model (KMGR_TEST_MODEL)
+while [ $# -gt 0 ]; do
+	case $1 in --repro-dir) dir=$2 ;; --json) json=$2 ;; esac
+	shift
+done
+msg="nrt_unload of model $KMGR_TEST_MODEL returned NRT_FAILURE"
+printf 'binary stress_churn\nseconds 60\nthreads 4\nseed 1\n' >"$dir/stress_churn-seed1-9.repro"
+echo "stress_churn: CHECK FAILED: $msg" >&2
+echo "stress_churn: reproducer saved to $dir/stress_churn-seed1-9.repro" >&2
+printf '{"binary": "stress_churn", "result": "FAILURE", "exit": 1, "command": "stress_churn",
+ "failures": ["%s"], "repro": "stress_churn-seed1-9.repro"}\n' "$msg" >"$json"
+exit 1
+S
 chmod +x "$br/tsan/stress/"*
 # night BINARIES: a night of those stress binaries, SIGTERM once
 # stress_async runs (when it is one of them)
 night() {
 	rm -rf "$tmp/nights"
-	env KMGR_TEST_SRC="$src" bash "$ci/nightly.sh" --minutes 1 --presets tsan --build-root "$br" \
+	env KMGR_TEST_SRC="$src" KMGR_TEST_MODEL="${model:-1}" bash "$ci/nightly.sh" --minutes 1 --presets tsan --build-root "$br" \
 		--binaries "$1" --skip-fuzz --skip-coverage --skip-mutants --keep 0 \
 		--out "$tmp/nights" >"$tmp/night.out" 2>&1 &
 	pid=$!
-	if [ "$1" != refdrain ]; then
+	if [[ "$1" == *async* ]]; then
 		for _ in $(seq 100); do grep -q 'stress_async (tsan) for' "$tmp/night.out" && break; sleep 0.1; done
 		sleep 0.5
 		kill -TERM "$pid"
@@ -170,3 +186,28 @@ rc=$?
 grep -q '^nightly.sh: report .*interrupted by SIGTERM' "$tmp/night.out" ||
 	{ echo "buckets: FAIL: interrupted night: no report line: $(tail -n 2 "$tmp/night.out")"; exit 1; }
 check interrupted
+# A run that failed its check without dying, on two nights whose messages
+# name other models: one row a night, keyed by triage's check with the
+# numbers as N, the same key both nights (the run's own row, "stress_churn:
+# nrt_unload of model 17 ...", was a new bucket every night).
+for model in 17 4; do
+	night churn
+	rc=$?
+	[ "$rc" = 1 ] || { echo "buckets: FAIL: a night with a failed check: exit $rc, want 1: $(tail -n 3 "$tmp/night.out")"; exit 1; }
+	python3 - "$tmp/nights"/*/nightly.json "$model" <<'PY' || exit 1
+import json, sys
+j, model = json.load(open(sys.argv[1])), sys.argv[2]
+key = "stress check: nrt_unload of model N returned NRT_FAILURE"
+rows = [(f.get("key"), f.get("bucket"), f.get("source")) for f in j["findings"]]
+bad = []
+if len(rows) != 1 or rows[0][0] != key or not (rows[0][2] or "").startswith("stress (tsan)"):
+    bad.append("rows %s, want one keyed %r from stress (tsan)" % (rows, key))
+elif "stress_churn-seed1-9.repro" not in (j["findings"][0].get("reproduce") or ""):
+    bad.append("reproduce %r names no repro file" % j["findings"][0].get("reproduce"))
+for b in bad:
+    print("buckets: FAIL: failed check, model %s: %s" % (model, b))
+if not bad:
+    print("buckets: ok (a failed check, model %s: one row keyed %r)" % (model, key))
+sys.exit(1 if bad else 0)
+PY
+done
