@@ -248,11 +248,14 @@ write_json() {
 	[ -n "$json" ] || return 0
 	local t shares_kv=""
 	for t in "${tlist[@]}"; do shares_kv+="${shares_kv:+,}$t:$(target_share "$t")"; done
-	python3 - "$records" "$json" "$preset" "$minutes" "$shares_kv" "$jobs" "$started" \
+	python3 - "$records" "$json" "$preset" "$budget_s" "$shares_kv" "$jobs" "$started" \
 		"$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" "${interrupted:-}" \
 		"$scratch/buckets.json" <<'PY' || { echo "fuzz.sh: writing $json failed" >&2; return 1; }
 import datetime, json, os, sys
-rec, out, preset, minutes, share, jobs, started, commit, interrupted, bucketf = sys.argv[1:]
+rec, out, preset, budget_s, share, jobs, started, commit, interrupted, bucketf = sys.argv[1:]
+# the budget as run: --seconds 60 is 1 minute, not --minutes' default of 10
+minutes = int(budget_s) / 60
+minutes = int(minutes) if minutes == int(minutes) else round(minutes, 2)
 num = lambda s: int(s) if s.isdigit() else None
 targets, order = {}, []
 for line in open(rec, errors="replace"):
@@ -269,7 +272,7 @@ for line in open(rec, errors="replace"):
 buckets = json.load(open(bucketf)) if os.path.exists(bucketf) else []
 doc = {"preset": preset, "commit": commit, "start": started,
        "end": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-       "interrupted": bool(interrupted), "minutes": int(minutes), "seconds_per_target": {k: int(v) for k, v in (x.split(":") for x in share.split(","))},
+       "interrupted": bool(interrupted), "minutes": minutes, "budget_s": int(budget_s), "seconds_per_target": {k: int(v) for k, v in (x.split(":") for x in share.split(","))},
        "jobs": int(jobs), "total_execs": sum(targets[t]["execs"] or 0 for t in order),
        "targets": [targets[t] for t in order],
        "findings": sum(len(targets[t]["findings"]) for t in order), "buckets": buckets}

@@ -124,6 +124,9 @@ quick() {
 		fail "a work folder on an ext4 without a journal: no one note line naming KMGR_FUZZ_WORK: $(head -n 4 "$tmp/cg.out")"
 	grep -q '"jobs": 1,' "$tmp/cg.json" 2>/dev/null ||
 		fail "--jobs default under a 1-CPU cgroup quota: $(grep -o '"jobs": [0-9]*' "$tmp/cg.json" 2>/dev/null)"
+	# the budget as run, not --minutes' default of 10
+	{ grep -q '"minutes": 0.03,' "$tmp/cg.json" && grep -q '"budget_s": 2,' "$tmp/cg.json"; } 2>/dev/null ||
+		fail "--seconds 2: the JSON's budget: $(grep -oE '"(minutes|budget_s)": [0-9.]*' "$tmp/cg.json" 2>/dev/null | paste -sd' ')"
 	turns
 	# the work folder on a full disk
 	mkdir -p "$tmp/full"
