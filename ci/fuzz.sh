@@ -415,6 +415,30 @@ lf_worker() {
 	done
 	return 0
 }
+# quarantine_seed RUNLOG: a corpus input that crashed before INITED (as
+# libFuzzer read the corpus: every restart would stop on it) out of the
+# work corpus, a copy, into quarantine/; the crash file keeps its bytes.
+# Status 1 when it is in neither the work corpus nor quarantine/ (an extra
+# corpus, the empty input): the worker stops.
+quarantine_seed() {
+	local crash f moved=""
+	crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$1" | tail -n 1)
+	[ -f "$crash" ] || return 1
+	mkdir -p "$dir/quarantine"
+	for f in "$dir/corpus"/* "$dir/new"/*; do
+		[ -f "$f" ] && cmp -s "$f" "$crash" || continue
+		mv -f "$f" "$dir/quarantine/" 2>/dev/null && moved+="${moved:+, }$(basename "$f")"
+	done
+	if [ -n "$moved" ]; then
+		echo "fuzz.sh: a seed crashes as libFuzzer reads the corpus: $moved moved to $dir/quarantine/ (its crash file $(basename "$crash")); fuzzing on without it"
+		return 0
+	fi
+	for f in "$dir/quarantine"/*; do # another worker moved it
+		[ -f "$f" ] && cmp -s "$f" "$crash" && return 0
+	done
+	echo "fuzz.sh: a seed crashes as libFuzzer reads the corpus ($(basename "$crash")), and it is not in $dir/corpus: this worker stops"
+	return 1
+}
 # worker K: libFuzzer in-process (no per-job restarts: its exec/s is what
 # BENCHMARKS measures); a finding ends that run, so it is started again,
 # from the grown corpus, for what is left of the budget.
@@ -434,10 +458,14 @@ worker() {
 		# tee failing is a write error (full disk): the run's log is lost
 		[ "${st[1]}" = 0 ] || { echo "fuzz.sh: writing $runlog failed"; return 3; }
 		[ "$rc" != 0 ] || return 0
-		# Go on only after a finding made while fuzzing: an exit without a
-		# crash file is libFuzzer failing, and a crash before INITED is a seed
-		# that would crash every restart.
-		grep -aq 'Test unit written to' "$runlog" && grep -aq 'INITED' "$runlog" || return "$rc"
+		# Go on only after a finding: an exit without a crash file is
+		# libFuzzer failing; a crash before INITED is a seed that would crash
+		# every restart, so it goes to quarantine first.
+		grep -aq 'Test unit written to' "$runlog" || return "$rc"
+		if ! grep -aq 'INITED' "$runlog"; then
+			quarantine_seed "$runlog" || return "$rc"
+			continue
+		fi
 		echo "fuzz.sh: finding recorded; fuzzing on for the remaining budget ($((end - SECONDS))s)"
 	done
 }
@@ -586,6 +614,10 @@ for t in "${tlist[@]}"; do
 	"${pd[@]}" "$bin" -merge=1 "$dir/corpus" "$dir/new" >"$dir/merge.log" 2>&1 || true
 	rm -rf "${dir:?}/new"/*
 	record_target
+	# the seeds that crashed as libFuzzer read the corpus (a worker's log
+	# says; with --jobs N it is not on the console while it runs)
+	mapfile -t wlogs < <(logs_of "$dir")
+	grep -ah '^fuzz.sh: a seed crashes' "${wlogs[@]}" 2>/dev/null | sort -u | sed "s/^fuzz.sh: /fuzz.sh: $t: /" || true
 	if [ "$rc" != 0 ]; then
 		# a non-zero exit is a finding when a crash file came with it (fork
 		# mode ends with the last crash's status); otherwise libFuzzer (or a

@@ -18,6 +18,7 @@
 #             line, one on a journaled ext4 none (loop-mounted images: root
 #             and mkfs.ext4 needed, else skipped with a line)
 #   mutant  mutants/fuzz-1-no-ref.patch applied in a copy of the tree,
+#           a seed that crashes it in the work corpus (quarantined),
 #           fuzz_concurrent built there (minutes: label slow), then
 #           fuzz.sh --seconds 20 --targets concurrent: the target fuzzes
 #           the whole 20 s though it finds the bug in the first seconds
@@ -208,9 +209,18 @@ mutant() {
 	(cmake -S "$src" -B "$src/build/asan" --preset asan >"$tmp/cfg.log" 2>&1 &&
 		cmake --build "$src/build/asan" -j2 --target fuzz_concurrent kmgr-repro >"$tmp/build.log" 2>&1) ||
 		{ fail "mutant build failed: $(tail -n 3 "$tmp/build.log")"; return; }
+	# a seed that crashes the mutant as libFuzzer reads the corpus (the
+	# bug's own regression input): it goes to quarantine/ and the campaign
+	# goes on; it used to stop it at its first second
+	mkdir -p "$tmp/mw/concurrent/corpus"
+	cp "$root/corpus/regressions/concurrent/fuzz-1-exec-without-ref" "$tmp/mw/concurrent/corpus/" ||
+		{ fail "no fuzz-1 regression input"; return; }
 	env KMGR_FUZZ_WORK="$tmp/mw" bash "$src/ci/fuzz.sh" $budget --targets concurrent --jobs 1 \
 		--json "$tmp/m.json" >"$tmp/m.out" 2>&1
 	rc=$?
+	[ -f "$tmp/mw/concurrent/quarantine/fuzz-1-exec-without-ref" ] &&
+		grep -q 'concurrent: a seed crashes as libFuzzer reads the corpus: fuzz-1-exec-without-ref moved to' "$tmp/m.out" ||
+		fail "mutant campaign: the crashing seed not quarantined: $(grep 'seed' "$tmp/m.out" | head -n 2)"
 	[ "$rc" = 1 ] || fail "mutant campaign: exit $rc, want 1 (findings): $(tail -n 3 "$tmp/m.out")"
 	grep -q 'finding recorded; fuzzing on' "$tmp/m.out" || fail "mutant campaign: no 'finding recorded; fuzzing on'"
 	grep -qE 'finding\(s\) in [0-9]+ bucket' "$tmp/m.out" || fail "mutant campaign: no buckets reported"
