@@ -98,10 +98,8 @@ build=${KMGR_FUZZ_BUILD:-$root/build/$preset}
 # The tests' sanitizer options: without them TSan reports and keeps going
 # (halt_on_error=0), so a race would never become a finding.
 . "$root/sanitizers/env.sh"
-# TSan: no abort after the report.  Its death callback lets libFuzzer write
-# the crash file, then exits; an abort instead runs libFuzzer's deadly-signal
-# handler, whose stack printing can wedge inside TSan's malloc.
-[ "$preset" != tsan ] || export TSAN_OPTIONS="$TSAN_OPTIONS:abort_on_error=0"
+# TSan: no abort after a report (ci/lib/options.sh, kmgr_tsan_no_abort)
+[ "$preset" != tsan ] || kmgr_tsan_no_abort
 IFS=, read -r -a tlist <<<"$targets"
 [ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
 for t in "${tlist[@]}"; do

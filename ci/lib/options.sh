@@ -12,6 +12,14 @@
 #       array kmgr_opt_flags, a relative dict resolved next to FILE (none
 #       when FILE does not exist): how ci/fuzz.sh and scale-bench run a
 #       worker
+#   kmgr_tsan_no_abort
+#       TSAN_OPTIONS and UBSAN_OPTIONS with abort_on_error=0: a TSan report
+#       in a libFuzzer binary then ends through libFuzzer's death callback
+#       (the crash file) and _exit, not abort() and its deadly-signal
+#       handler, whose stack printing can wedge inside TSan's malloc.  Both:
+#       the tsan preset's binaries carry UBSan, whose runtime parses
+#       UBSAN_OPTIONS after TSAN_OPTIONS into the same common flags, so its
+#       abort_on_error=1 won over TSan's 0 (ctest fuzz_tsan_no_abort)
 
 kmgr_opt_keys() {
 	awk -v want="$2" '
@@ -22,6 +30,10 @@ kmgr_opt_keys() {
 			gsub(/^[ \t]+|[ \t]+$/, "", k); gsub(/^[ \t]+|[ \t]+$/, "", v)
 			print k "=" v
 		}' "$1"
+}
+
+kmgr_tsan_no_abort() {
+	export TSAN_OPTIONS="${TSAN_OPTIONS:-}:abort_on_error=0" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:abort_on_error=0"
 }
 
 kmgr_opt_sections() { awk '/^[ \t]*\[/ { s = $0; gsub(/[][ \t]/, "", s); print s }' "$1"; }
