@@ -58,29 +58,13 @@ void ks_ctl_mutex_lock(ks_mutex_t *m, const char *site)
 	ks__tsan_acquire(m);
 }
 
-bool ks_ctl_mutex_trylock(ks_mutex_t *m, const char *site)
+/* The lock now, or after a wait that a deadline ns of virtual time from now
+ * ends, then one more try (POSIX: never a timeout while the mutex is free);
+ * ns 0: a try only.  After a failed run it passes through (true). */
+static bool mutex_take(ks_mutex_t *m, uint64_t ns, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 	bool ok = true;
-
-	if (point_first(t, site)) {
-		ok = !ks__failed() && owner_of(m) == 0;
-		if (ok)
-			atomic_store_explicit(&m->ctl_owner, t->id + 1, memory_order_relaxed);
-	}
-	ks__leave();
-	if (ok)
-		ks__tsan_acquire(m);
-	return ok;
-}
-
-/* As lock, but a wait ends at the deadline ns of virtual time from now;
- * then one more try (POSIX: never a timeout while the mutex is free).
- * ns 0, a deadline passed: a try only. */
-bool ks_ctl_mutex_timedlock(ks_mutex_t *m, uint64_t ns, const char *site)
-{
-	struct ks_lthread *t = ks__enter_self();
-	bool ok = false;
 
 	if (point_first(t, site)) {
 		uint64_t deadline = ks_ctl_now_ns() + ns;
@@ -96,6 +80,16 @@ bool ks_ctl_mutex_timedlock(ks_mutex_t *m, uint64_t ns, const char *site)
 	if (ok)
 		ks__tsan_acquire(m);
 	return ok;
+}
+
+bool ks_ctl_mutex_trylock(ks_mutex_t *m, const char *site)
+{
+	return mutex_take(m, 0, site);
+}
+
+bool ks_ctl_mutex_timedlock(ks_mutex_t *m, uint64_t ns, const char *site)
+{
+	return mutex_take(m, ns, site);
 }
 
 void ks_ctl_mutex_unlock(ks_mutex_t *m, const char *site)
@@ -172,29 +166,12 @@ void ks_ctl_rwlock_unlock(ks_rwlock_t *l, const char *site)
 	ks__leave();
 }
 
-void ks_ctl_cond_wait(ks_cond_t *c, ks_mutex_t *m, const char *site)
-{
-	struct ks_lthread *t;
-
-	ks__tsan_release(m);
-	t = ks__enter_self();
-	if (ks__failed()) {
-		ks__failed_point();
-	} else {
-		mutex_release(t, m, site);
-		/* Only a signal makes t runnable again: no spurious wakeups, and a
-		 * signal sent before this point is lost, as with the real thing. */
-		ks__block(t, KS_W_COND, c, site);
-		mutex_acquire(t, m, site);
-	}
-	ks__leave();
-	ks__tsan_acquire(m);
-}
-
-/* As cond_wait, with a deadline ns of virtual time from now: true when a
- * signal ended the wait, false when the deadline did (ns 0: the mutex is
- * given up for one scheduling point, then false). */
-bool ks_ctl_cond_timedwait(ks_cond_t *c, ks_mutex_t *m, uint64_t ns, const char *site)
+/* The mutex given up, a wait on c, the mutex taken again; true when a
+ * signal ended the wait.  Only a signal makes t runnable again (timed: or
+ * the deadline ns of virtual time from now; ns 0, one scheduling point):
+ * no spurious wakeups, and a signal sent before this point is lost, as
+ * with the real thing. */
+static bool cond_wait_for(ks_cond_t *c, ks_mutex_t *m, bool timed, uint64_t ns, const char *site)
 {
 	struct ks_lthread *t;
 	bool signalled = false;
@@ -205,15 +182,29 @@ bool ks_ctl_cond_timedwait(ks_cond_t *c, ks_mutex_t *m, uint64_t ns, const char 
 		ks__failed_point();
 	} else {
 		mutex_release(t, m, site);
-		if (ns > 0)
+		if (!timed) {
+			ks__block(t, KS_W_COND, c, site);
+			signalled = true;
+		} else if (ns > 0) {
 			signalled = !ks__block_until(t, KS_W_COND, c, ks_ctl_now_ns() + ns, site);
-		else
+		} else {
 			ks__point(t, site);
+		}
 		mutex_acquire(t, m, site);
 	}
 	ks__leave();
 	ks__tsan_acquire(m);
 	return signalled;
+}
+
+void ks_ctl_cond_wait(ks_cond_t *c, ks_mutex_t *m, const char *site)
+{
+	(void)cond_wait_for(c, m, false, 0, site);
+}
+
+bool ks_ctl_cond_timedwait(ks_cond_t *c, ks_mutex_t *m, uint64_t ns, const char *site)
+{
+	return cond_wait_for(c, m, true, ns, site);
 }
 
 void ks_ctl_cond_signal(ks_cond_t *c, bool broadcast, const char *site)
@@ -250,28 +241,11 @@ void ks_ctl_sem_wait(ks_sem_t *s, const char *site)
 	ks__tsan_acquire(s);
 }
 
-bool ks_ctl_sem_trywait(ks_sem_t *s, const char *site)
+/* As mutex_take, for a unit of the semaphore. */
+static bool sem_take(ks_sem_t *s, uint64_t ns, const char *site)
 {
 	struct ks_lthread *t = ks__enter_self();
 	bool ok = true;
-
-	if (point_first(t, site)) {
-		ok = !ks__failed() && sem_count(s) > 0;
-		if (ok)
-			atomic_fetch_sub_explicit(&s->ctl_count, 1, memory_order_relaxed);
-	}
-	ks__leave();
-	if (ok)
-		ks__tsan_acquire(s);
-	return ok;
-}
-
-/* As sem_wait, the wait ending at a deadline ns of virtual time from now,
- * then one more try; ns 0: a try only. */
-bool ks_ctl_sem_timedwait(ks_sem_t *s, uint64_t ns, const char *site)
-{
-	struct ks_lthread *t = ks__enter_self();
-	bool ok = false;
 
 	if (point_first(t, site)) {
 		uint64_t deadline = ks_ctl_now_ns() + ns;
@@ -287,6 +261,16 @@ bool ks_ctl_sem_timedwait(ks_sem_t *s, uint64_t ns, const char *site)
 	if (ok)
 		ks__tsan_acquire(s);
 	return ok;
+}
+
+bool ks_ctl_sem_trywait(ks_sem_t *s, const char *site)
+{
+	return sem_take(s, 0, site);
+}
+
+bool ks_ctl_sem_timedwait(ks_sem_t *s, uint64_t ns, const char *site)
+{
+	return sem_take(s, ns, site);
 }
 
 void ks_ctl_sem_post(ks_sem_t *s, const char *site)
