@@ -541,8 +541,8 @@ static void *t_other(void *arg)
 
 static void *t_waiter(void *arg)
 {
+	long t0 = now_ns(); /* before the deadline's own read of the clock */
 	struct timespec dl = in_1s();
-	long t0 = now_ns();
 
 	(void)arg;
 	if (tkind == 1) {
@@ -599,12 +599,24 @@ static void clock_scenario(void)
 	t_now[1] = now_ns();
 }
 
+/* waits 1 ms for the clock by polling it, never sleeping */
+static void poll_scenario(void)
+{
+	long end = now_ns() + 1000000L;
+
+	t_now[0] = 0;
+	while (now_ns() < end) {
+		t_now[0]++;
+		sched_yield();
+	}
+}
+
 /* kpt-1.8: a timed wait (condition, mutex, semaphore) ends with what it
  * waits for when that comes before the deadline, on every schedule, and
  * with ETIMEDOUT when the other side sleeps past it, the virtual clock then
  * at least at the deadline; the program reads virtual time, the same in
- * every run (so a deadline it computes is the same in a replay), and a bad
- * deadline is EINVAL. */
+ * every run (so a deadline it computes is the same in a replay), each read
+ * 1 us later (so a loop that polls it ends), and a bad deadline is EINVAL. */
 static void case_timed(void)
 {
 	long first;
@@ -624,11 +636,16 @@ static void case_timed(void)
 			KT_LT(t_waited_ns, 10L * 1000000000L);
 		}
 	}
+	/* the sleep's 5 s and the first read's tick of 1 us */
 	kpt_fuzz_run(NULL, 0, clock_scenario);
 	first = t_now[0];
-	KT_EQ(t_now[1] - t_now[0], 5L * 1000000000L);
+	KT_EQ(t_now[1] - t_now[0], 5L * 1000000000L + 1000L);
 	kpt_fuzz_run(NULL, 0, clock_scenario);
 	KT_EQ(t_now[0], first);
+	/* a loop that polls the clock ends: 1 ms is 1,000 reads of 1 us (the
+	 * first sets the end, 999 in the loop) */
+	kpt_fuzz_run(NULL, 0, poll_scenario);
+	KT_EQ(t_now[0], 999);
 	kpt_fuzz_run(NULL, 0, bad_deadline);
 	KT_EQ(trc, EINVAL);
 }

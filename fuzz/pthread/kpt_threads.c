@@ -219,12 +219,20 @@ static bool virtual_clock(clockid_t id)
 	}
 }
 
-static void virtual_now(struct timespec *ts)
-{
-	uint64_t ns = ks_ctl_now_ns();
+/* Each read of the clock moves it 1 us: a loop that polls it for a time
+ * to pass (with sched_yield, never sleeping) ends, as it did on the real
+ * clock, where virtual time alone would never move under it. */
+#define KPT_CLOCK_TICK_NS 1000u
 
+static void virtual_at(uint64_t ns, struct timespec *ts)
+{
 	ts->tv_sec = (time_t)(KPT_EPOCH_S + ns / 1000000000u);
 	ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+static void virtual_now(struct timespec *ts)
+{
+	virtual_at(ks_ctl_clock_read(KPT_CLOCK_TICK_NS), ts);
 }
 
 int kpt_clock_gettime(clockid_t id, struct timespec *ts, const char *site)
@@ -283,7 +291,7 @@ int kpt_timeout_ns(const struct timespec *abstime, uint64_t *ns)
 		return EINVAL;
 	if (abstime->tv_sec < 0)
 		return 0;
-	virtual_now(&now);
+	virtual_at(ks_ctl_now_ns(), &now); /* kpt's own read: no tick */
 	/* seconds past ~584 years from now saturate: a wait without end */
 	if ((uint64_t)abstime->tv_sec > (uint64_t)now.tv_sec + (UINT64_MAX / 2000000000u)) {
 		*ns = UINT64_MAX / 2;

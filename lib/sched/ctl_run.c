@@ -171,3 +171,8 @@ uint64_t ks_ctl_now_ns(void)
 {
 	return atomic_load_explicit(&ks__g.vtime, memory_order_relaxed);
 }
+
+uint64_t ks_ctl_clock_read(uint64_t tick_ns)
+{
+	return atomic_fetch_add_explicit(&ks__g.vtime, tick_ns, memory_order_relaxed);
+}

@@ -149,6 +149,10 @@ void ks_ctl_atomic_end(const char *site);
 void ks_ctl_usleep(uint64_t us, const char *site);
 void ks_ctl_yield(const char *site);
 uint64_t ks_ctl_now_ns(void);
+/* Virtual time now, then tick_ns more: a program's clock read (kpt), so
+ * that time passes as it runs and a loop that polls the clock ends (ctl.c
+ * moves time otherwise only when no thread can run). */
+uint64_t ks_ctl_clock_read(uint64_t tick_ns);
 int ks_ctl_thread_create(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
                          const char *site);
 int ks_ctl_thread_join(ks_thread_t *t, void **ret, const char *site);
