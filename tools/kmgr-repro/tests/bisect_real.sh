@@ -11,7 +11,11 @@
 # and the compilers running) leaves no process and no worktree.
 #
 # Real builds of the asan preset (5 of kmgr-repro, 1-2 min each on 2
-# cores): label slow, skipped (exit 77) unless KMGR_SLOW_TESTS=1.
+# cores): label slow, skipped (exit 77) unless KMGR_SLOW_TESTS=1.  --preset
+# asan on every call: the scratch folder is under this preset's build tree
+# (build/release/...), and the tool takes the preset a folder of the
+# crash's path names, so under release it built release (no ASan to see
+# the use-after-free) and the test failed there.
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: bisect_real.sh KMGR_REPRO SRC SCRATCH" >&2; exit 2; }
 tool=$1 src=$2 dir=$3
@@ -44,14 +48,24 @@ cp "$src/corpus/regressions/concurrent/fuzz-1-exec-without-ref" "$crash"
 t0=$(date +%s)
 # SIGKILL mid-build first: cmake, ninja and the compilers must die with it
 # (env itself in the background, not a function: $! is then the tool)
-env -i PATH=/usr/bin:/bin HOME="$home" "$tool" verify "$crash" --rev "$c3" --repo "$dir/repo" --times 1 >"$dir/kill.out" 2>&1 &
+env -i PATH=/usr/bin:/bin HOME="$home" "$tool" verify "$crash" --rev "$c3" --repo "$dir/repo" --times 1 \
+	--preset asan >"$dir/kill.out" 2>&1 &
 pid=$!
+building=0
 for _ in $(seq 600); do
-	pgrep -f "$home/.cache/kmgr-fuzz/bisect/$c3/asan/build" >/dev/null && grep -q "clang\|ninja" <(pgrep -af "$home/.cache") && break
+	if pgrep -f "$home/.cache/kmgr-fuzz/bisect/$c3/asan/build" >/dev/null &&
+		grep -q "clang\|ninja" <(pgrep -af "$home/.cache" || true); then
+		building=1
+		break
+	fi
 	sleep 0.2
 done
+# said, not a silent exit of set -e: a build that never showed up (the
+# tool built another preset, or was done before it was seen) once ended
+# this script under ctest with no line at all
+[ "$building" = 1 ] || fail "the verify build of $c3 never ran under $home/.cache: $(tail -n 3 "$dir/kill.out")"
 sleep 2
-before=$(pgrep -af "$home/.cache" | wc -l)
+before=$(pgrep -af "$home/.cache" | wc -l || true)
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 for _ in $(seq 50); do pgrep -f "$home/.cache" >/dev/null || break; sleep 0.1; done
@@ -60,21 +74,21 @@ left=$(pgrep -af "$home/.cache" || true)
 [ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || fail "a worktree was left: $(git -C "$dir/repo" worktree list)"
 echo "bisect_real: SIGKILL mid-build ($before processes of the build running): none left, no worktree"
 
-out=$(plain "$tool" bisect "$crash" --good "$c0" --bad "$c5" --repo "$dir/repo" --times 3 2>&1) || fail "bisect exited $?: $out"
+out=$(plain "$tool" bisect "$crash" --good "$c0" --bad "$c5" --repo "$dir/repo" --times 3 --preset asan 2>&1) || fail "bisect exited $?: $out"
 echo "$out"
 grep -q "^first bad commit: $c1" <<<"$out" || fail "bisect did not name the mutant's commit $c1"
 
-out=$(plain "$tool" verify "$crash" --rev "$c6" --repo "$dir/repo" --times 3 2>&1) || fail "verify at the revert exited $?: $out"
+out=$(plain "$tool" verify "$crash" --rev "$c6" --repo "$dir/repo" --times 3 --preset asan 2>&1) || fail "verify at the revert exited $?: $out"
 echo "$out"
 grep -q ": fixed (reproduced 0/3)" <<<"$out" || fail "verify at the revert: not 'fixed'"
 
 rc=0
-out=$(plain "$tool" verify "$crash" --rev "$c1" --repo "$dir/repo" --times 3 2>&1) || rc=$?
+out=$(plain "$tool" verify "$crash" --rev "$c1" --repo "$dir/repo" --times 3 --preset asan 2>&1) || rc=$?
 echo "$out"
 [ "$rc" = 1 ] && grep -q ": still reproduces 3/3: heap-use-after-free" <<<"$out" || fail "verify at the mutant: exit $rc"
 
 rc=0
-out=$(plain "$tool" bisect "$crash" --good "$c2" --bad "$c5" --repo "$dir/repo" --times 3 2>&1) || rc=$?
+out=$(plain "$tool" bisect "$crash" --good "$c2" --bad "$c5" --repo "$dir/repo" --times 3 --preset asan 2>&1) || rc=$?
 echo "$out"
 [ "$rc" = 2 ] && grep -q "the crash reproduces at --good $c2" <<<"$out" || fail "--good at a bad commit: exit $rc"
 [ "$(git -C "$dir/repo" worktree list | wc -l)" = 1 ] || fail "a worktree was left"
