@@ -190,6 +190,11 @@ trap 'on_signal SIGINT 130' INT
 trap 'on_signal SIGTERM 143' TERM
 trap 'on_signal SIGHUP 129' HUP
 
+# to_triage BIN PRESET LOG: a failed stress run's log, for triage_stress
+to_triage() {
+	mkdir -p "$night/stress-crashes/$2" && cp "$3" "$night/stress-crashes/$2/stress_$1.log"
+}
+
 # stress_died BIN PRESET RC LOG JSON BUILD: the FAILURE line and a JSON
 # for a stress run that left none
 stress_died() {
@@ -201,7 +206,7 @@ stress_died() {
 	cmd=""
 	[ -z "$repro" ] || cmd="$night/repro/$repro"
 	echo "stress_$b ($p): FAILURE: $why (log $log${repro:+, repro $night/repro/$repro})"
-	mkdir -p "$night/stress-crashes/$p" && cp "$log" "$night/stress-crashes/$p/stress_$b.log"
+	to_triage "$b" "$p" "$log"
 	python3 - "$json" "$b" "$p" "$rc" "$why" "$log" "$repro" "$cmd" "$bld/stress/stress_$b" <<'PY'
 import json, shlex, sys
 out, b, p, rc, why, log, repro, rpath, binary = sys.argv[1:]
@@ -229,7 +234,7 @@ if j.get("result") == "SUCCESS" or j.get("interrupted"):
 j["triage_log"] = rel
 json.dump(j, open(path, "w"), indent=1)
 PY
-	mkdir -p "$night/stress-crashes/$p" && cp "$log" "$night/stress-crashes/$p/stress_$b.log"
+	to_triage "$b" "$p" "$log"
 }
 
 # The stress runs that died: their logs through kmgr-repro triage, which

@@ -261,19 +261,31 @@ int kpt_cond_destroy(pthread_cond_t *c, const char *site)
 	return 0;
 }
 
-int kpt_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const char *site)
+/* The scheduler's wait on c (timed: at most ns of virtual time) with km
+ * given up and held again, its owner and depth as they were; true when a
+ * signal ended it. */
+static bool cond_wait_km(pthread_cond_t *c, pthread_mutex_t *m, bool timed, uint64_t ns,
+                         const char *site)
 {
-	struct kpt_mutex *km;
-	unsigned depth;
+	struct kpt_mutex *km = kpmutex(m, site);
+	unsigned depth = km->depth;
+	bool signalled = true;
 
-	if (!ks_controlled())
-		return pthread_cond_wait(c, m);
-	km = kpmutex(m, site);
-	depth = km->depth;
 	km->owner = 0;
-	ks_ctl_cond_wait(kcond(c, site), &km->m, site);
+	if (timed)
+		signalled = ks_ctl_cond_timedwait(kcond(c, site), &km->m, ns, site);
+	else
+		ks_ctl_cond_wait(kcond(c, site), &km->m, site);
 	km->owner = lself();
 	km->depth = depth;
+	return signalled;
+}
+
+int kpt_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const char *site)
+{
+	if (!ks_controlled())
+		return pthread_cond_wait(c, m);
+	cond_wait_km(c, m, false, 0, site);
 	return 0;
 }
 
@@ -283,10 +295,7 @@ int kpt_cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const char *site)
 int kpt_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t,
                        const char *site)
 {
-	struct kpt_mutex *km;
-	unsigned depth;
 	uint64_t ns;
-	bool signalled;
 	int rc;
 
 	if (!ks_controlled())
@@ -294,13 +303,7 @@ int kpt_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct times
 	rc = kpt_timeout_ns(t, &ns);
 	if (rc)
 		return rc;
-	km = kpmutex(m, site);
-	depth = km->depth;
-	km->owner = 0;
-	signalled = ks_ctl_cond_timedwait(kcond(c, site), &km->m, ns, site);
-	km->owner = lself();
-	km->depth = depth;
-	return signalled ? 0 : ETIMEDOUT;
+	return cond_wait_km(c, m, true, ns, site) ? 0 : ETIMEDOUT;
 }
 
 int kpt_cond_signal(pthread_cond_t *c, const char *site)

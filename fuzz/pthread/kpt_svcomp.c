@@ -152,7 +152,8 @@ static struct {
 static int sv_natomic;
 static pthread_once_t sv_once = PTHREAD_ONCE_INIT;
 
-static const Elf64_Shdr *sv_symtab(const uint8_t *img, size_t size)
+/* The image's .symtab, and its string table in *str; NULL without one. */
+static const Elf64_Shdr *sv_symtab(const uint8_t *img, size_t size, const Elf64_Shdr **str)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	const Elf64_Shdr *sh;
@@ -165,8 +166,10 @@ static const Elf64_Shdr *sv_symtab(const uint8_t *img, size_t size)
 	for (int i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB && sh[i].sh_link < eh->e_shnum &&
 		    sh[i].sh_offset + sh[i].sh_size <= size &&
-		    sh[sh[i].sh_link].sh_offset + sh[sh[i].sh_link].sh_size <= size)
+		    sh[sh[i].sh_link].sh_offset + sh[sh[i].sh_link].sh_size <= size) {
+			*str = &sh[sh[i].sh_link];
 			return &sh[i];
+		}
 	return NULL;
 }
 
@@ -210,7 +213,7 @@ static void sv_read(void)
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	void *img = MAP_FAILED;
-	const Elf64_Shdr *sym;
+	const Elf64_Shdr *sym, *str = NULL;
 
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
 		img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -221,12 +224,9 @@ static void sv_read(void)
 		                "__VERIFIER_atomic_* functions are not atomic\n");
 		return;
 	}
-	sym = sv_symtab(img, (size_t)st.st_size);
+	sym = sv_symtab(img, (size_t)st.st_size, &str);
 	if (sym)
-		sv_collect(img, sym,
-		           (const Elf64_Shdr *)((const uint8_t *)img +
-		                                ((const Elf64_Ehdr *)img)->e_shoff) +
-		               sym->sh_link);
+		sv_collect(img, sym, str);
 	else
 		fprintf(stderr, "KPT: the program has no symbol table (stripped?): its "
 		                "__VERIFIER_atomic_* functions are not atomic\n");

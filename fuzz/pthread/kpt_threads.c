@@ -224,15 +224,12 @@ static bool virtual_clock(clockid_t id)
  * clock, where virtual time alone would never move under it. */
 #define KPT_CLOCK_TICK_NS 1000u
 
-static void virtual_at(uint64_t ns, struct timespec *ts)
-{
-	ts->tv_sec = (time_t)(KPT_EPOCH_S + ns / 1000000000u);
-	ts->tv_nsec = (long)(ns % 1000000000u);
-}
-
 static void virtual_now(struct timespec *ts)
 {
-	virtual_at(ks_ctl_clock_read(KPT_CLOCK_TICK_NS), ts);
+	uint64_t ns = ks_ctl_clock_read(KPT_CLOCK_TICK_NS);
+
+	ts->tv_sec = (time_t)(KPT_EPOCH_S + ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
 }
 
 int kpt_clock_gettime(clockid_t id, struct timespec *ts, const char *site)
@@ -283,22 +280,20 @@ int kpt_timespec_get(struct timespec *ts, int base, const char *site)
 
 int kpt_timeout_ns(const struct timespec *abstime, uint64_t *ns)
 {
-	struct timespec now;
-	uint64_t at, cur;
+	/* the clock now, in ns since 1970 (kpt's own read: no tick) */
+	uint64_t cur = KPT_EPOCH_S * 1000000000u + ks_ctl_now_ns(), at;
 
 	*ns = 0;
 	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
 		return EINVAL;
 	if (abstime->tv_sec < 0)
 		return 0;
-	virtual_at(ks_ctl_now_ns(), &now); /* kpt's own read: no tick */
 	/* seconds past ~584 years from now saturate: a wait without end */
-	if ((uint64_t)abstime->tv_sec > (uint64_t)now.tv_sec + (UINT64_MAX / 2000000000u)) {
+	if ((uint64_t)abstime->tv_sec > cur / 1000000000u + (UINT64_MAX / 2000000000u)) {
 		*ns = UINT64_MAX / 2;
 		return 0;
 	}
 	at = (uint64_t)abstime->tv_sec * 1000000000u + (uint64_t)abstime->tv_nsec;
-	cur = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	*ns = at > cur ? at - cur : 0;
 	return 0;
 }
