@@ -199,11 +199,13 @@ summary=$scratch/summary records=$scratch/records
 # The watchdog: bash cannot trap SIGKILL, so a process of its own session
 # (no signal to this script's group reaches it) watches this script and,
 # once it is gone, kills the running target's process group and removes
-# the scratch folder.  It ends when the scratch folder does.
+# the scratch folder.  It ends when the scratch folder does.  Without the
+# lock (9>&-): it outlives a run by up to half a second, and holding the lock
+# it made the next run on this work folder, started at once, "another run".
 setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 0.5; done
 	[ -d "$2" ] || exit 0
 	g=$(cat "$2/pgid" 2>/dev/null) && [ -n "$g" ] && kill -KILL -- "-$g" 2>/dev/null
-	rm -rf "$2"' fuzz-watchdog "$$" "$scratch" </dev/null >/dev/null 2>&1 &
+	rm -rf "$2"' fuzz-watchdog "$$" "$scratch" </dev/null >/dev/null 2>&1 9>&- &
 # pd CMD...: CMD dies with this script (PR_SET_PDEATHSIG), for the merge and
 # the replays that run in its foreground
 pd=()

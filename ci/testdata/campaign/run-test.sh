@@ -3,7 +3,8 @@
 # campaign, checked on real builds (the ctests fuzz_campaign and
 # fuzz_campaign_mutant).
 #   quick   BUILD is the test's own asan tree (fuzz_concurrent built):
-#           - a second run on the same work folder is refused (one line, 2)
+#           - a second run on the same work folder is refused (one line, 2),
+#             and a run started the moment the one before it exited is not
 #           - its work folder on a full tmpfs (needs root to mount; else
 #             that case is skipped with a line): exit 3, one FAILED line
 #             naming "No space left on device", never "no findings"
@@ -98,9 +99,20 @@ quick() {
 	rc=$?
 	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/second.err")" = 1 ] && grep -q 'another fuzz.sh run' "$tmp/second.err" ||
 		fail "a second run on one work folder: exit $rc, stderr: $(head -c 300 "$tmp/second.err")"
-	# SIGKILL of the first, mid-run, with --jobs 2 in the next one
+	# the first stopped by SIGTERM, then two runs one after the other on its
+	# work folder, each started the moment the one before it exited: the
+	# lock is free then (a watchdog that kept it half a second longer made
+	# the next run "another fuzz.sh run")
 	kill -TERM "$pid"
 	wait "$pid"
+	for n in 1 2; do
+		env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$tmp/w1" bash "$root/ci/fuzz.sh" --seconds 2 \
+			--targets concurrent --jobs 1 >"$tmp/next.out" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] && ! grep -q 'another fuzz.sh run' "$tmp/next.out" ||
+			fail "run $n right after the one before on one work folder: exit $rc: $(tail -n 2 "$tmp/next.out")"
+	done
+	# SIGKILL of a run mid-way, with --jobs 2
 	env KMGR_FUZZ_BUILD="$build" KMGR_FUZZ_WORK="$w2" KMGR_CAMPAIGN_MARK=kill-$$ \
 		bash "$root/ci/fuzz.sh" $budget --targets concurrent --jobs 2 >"$tmp/kill.out" 2>&1 &
 	pid=$!
