@@ -21,7 +21,8 @@
 # already in corpus/<t>/ are copied there and into libFuzzer's corpora, so
 # both engines share one corpus.  Interrupted (INT, TERM, HUP): stops every
 # process it started, prints the summary so far marked "interrupted" and
-# exits 128+signal.  One run at a time (a lock on fuzz-work/afl); a
+# exits 128+signal.  One run at a time (a lock on fuzz-work/afl, or on
+# $KMGR_AFL_WORK, where a test keeps its work out of the tree); a
 # folder that cannot be written fails the run with one line (exit 3).
 # Killed (SIGKILL): a watchdog reaps every process of the run by its tag.
 # Exits 1 when a crash was saved, 2 on bad usage, 3 when the run failed.
@@ -72,14 +73,14 @@ kmgr_toolchain afl.sh
 # while one fuzzes is refused before it rebuilds the binaries under the
 # running instances, and a full disk fails here with one line, not in a
 # build log it cannot write.
-work=$root/fuzz-work/afl
+work=${KMGR_AFL_WORK:-$root/fuzz-work/afl}
 # failed CAUSE: the run failed (not a finding): one line, exit 3
 failed() {
 	echo "afl.sh: FAILED: $*" >&2
 	exit 3
 }
 err=$(mkdir -p "$work" 2>&1) || failed "cannot create $work: ${err##*: }"
-# one run at a time in fuzz-work/afl (the instances resume its queues)
+# one run at a time in $work (the instances resume its queues)
 { exec 9>>"$work/.lock"; } 2>/dev/null || failed "cannot write in $work"
 flock -n 9 || kmgr_die "another afl.sh run uses $work; wait for it"
 err=$( { head -c 65536 /dev/zero >"$work/.write-probe.$$"; } 2>&1) ||
@@ -96,9 +97,9 @@ kmgr_configure afl.sh "$build" --preset afl
 kmgr_configure afl.sh "$cmplog" --preset afl -DCMAKE_C_COMPILER="$root/ci/afl-cc-cmplog.sh"
 # AFL_QUIET: the compiler pass says nothing per file (the CmpLog build
 # printed some 200 lines); the logs keep the rest.
-mkdir -p "$root/fuzz-work/afl/logs"
+mkdir -p "$work/logs"
 for b in "$build" "$cmplog"; do
-	log=$root/fuzz-work/afl/logs/build-$(basename "$b").log
+	log=$work/logs/build-$(basename "$b").log
 	AFL_QUIET=1 cmake --build "$b" -j2 $tnames >"$log" 2>&1 ||
 		{ echo "afl.sh: building $b failed; the end of $log:" >&2; tail -n 20 "$log" >&2; exit 1; }
 done
@@ -120,11 +121,12 @@ pids=() tp=""
 run=$$.$RANDOM$RANDOM
 # The watchdog (bash cannot trap SIGKILL): a process of its own session
 # that, once this script is gone, reaps every process of the run by its tag
-# and removes the summary file; it ends with the summary file.
+# and removes the summary file; it ends with the summary file.  Without the
+# lock (9>&-), as fuzz.sh's: the next run, started at once, is not refused.
 setsid bash -c '. "$3"; while kill -0 "$1" 2>/dev/null && [ -e "$2" ]; do sleep 0.5; done
 	[ -e "$2" ] || exit 0
 	kmgr_reap_tagged "KMGR_AFL_RUN=$4" afl-watchdog; rm -f "$2"' afl-watchdog "$$" "$summary" \
-	"$root/ci/lib/afl.sh" "$run" </dev/null >/dev/null 2>&1 &
+	"$root/ci/lib/afl.sh" "$run" </dev/null >/dev/null 2>&1 9>&- &
 # stop_all: SIGTERM to the instances (they write their stats), up to 5 s
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
 # also ends a stopped process), until nothing is.
@@ -171,7 +173,7 @@ cleanup() {
 		# without it was empty for a run of one target)
 		[ -z "$cur_t" ] || summary_row "$cur_t" "$cur_out" "$cur_before" \
 			"$((SECONDS - cur_start))" " (interrupted after $((SECONDS - cur_start))s)"
-		echo "== afl.sh summary so far (interrupted by SIG$interrupted; queues kept in fuzz-work/afl/)"
+		echo "== afl.sh summary so far (interrupted by SIG$interrupted; queues kept in $work/)"
 		printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs
 		cat "$summary"
 	fi
@@ -273,7 +275,7 @@ for t in "${tlist[@]}"; do
 	# ignores -i)
 	foreign=()
 	for f in "$root"/fuzz-work/*/"$t"/corpus; do
-		[ -d "$f" ] && [ "$f" != "$root/fuzz-work/afl/$t/corpus" ] && foreign+=(-F "$f")
+		[ -d "$f" ] && [ "$f" != "$work/$t/corpus" ] && foreign+=(-F "$f")
 	done
 	nseeds=$(find "$dir/seeds" -type f | wc -l)
 	echo "== afl.sh: $t for ${share}s, $jobs instance(s)$([ "$jobs" -le "$ncpu" ] ||

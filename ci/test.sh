@@ -2,7 +2,8 @@
 # ci/test.sh - the README's test command: install what is missing, check the
 # formatting and the layering (ci/check-layering.sh), then configure, build
 # and ctest the asan, tsan, msan and release presets, and build the afl
-# preset's fuzz targets and replay its fuzz-regression tests with them.
+# preset's fuzz targets, replay its fuzz-regression tests with them and run
+# one minute of ci/afl.sh on them (afl_campaign).
 # Budget: under 8 minutes on 2 quiet cores from a clean clone.
 # The presets after the first build one after the other (at nice 10)
 # beside the tests of the ones before them.  Every test of a preset runs, except in tsan the
@@ -244,7 +245,7 @@ while [ $# -gt 0 ]; do
 	stamp "test $preset"
 	# shellcheck disable=SC2086 # KMGR_CTEST_ARGS: words, as ctest takes them
 	case $preset in
-	afl) run_tests afl -L fuzz-regression -j "$jobs" ;;
+	afl) run_tests afl -L '^(fuzz-regression|afl-campaign)$' -j "$jobs" ;;
 	tsan) run_tests tsan -j "$jobs" -LE tool ${KMGR_CTEST_ARGS:-} ;;
 	*) run_tests "$preset" -j "$jobs" ${KMGR_CTEST_ARGS:-} ;;
 	esac
