@@ -12,6 +12,9 @@
 #     no process of the run left 5 s later (its watchdog naps 0.5 s)
 #   - its lock is free the moment it has exited: the next run on the same
 #     work folder, started at once, is not refused ("another afl.sh run")
+#   - before it, a run interrupted by SIGINT after its first status line:
+#     exit 130, its summary so far marked "interrupted", nothing of it left
+#     5 s later, its lock free
 # The CmpLog tree is BUILD's sibling afl-cmplog, where afl.sh puts it by
 # default (built by the run when it is missing: about 10-30 s).
 set -uo pipefail
@@ -20,12 +23,18 @@ build=$(cd "$1" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/afl-campaign-test.XXXXXX")
 mark=afl-campaign-$$
 pid=""
-left() { grep -lzx "KMGR_CAMPAIGN_MARK=$mark" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | paste -sd' '; }
+# left [MARK]: the pids of the processes of the run marked MARK (the main run's)
+left() { grep -lzx "KMGR_CAMPAIGN_MARK=${1:-$mark}" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | paste -sd' '; }
+# gone MARK: nothing of that run left within 5 s (its watchdog naps 0.5 s)
+gone() {
+	for _ in $(seq 25); do [ -n "$(left "$1")" ] || return 0; sleep 0.2; done
+	[ -z "$(left "$1")" ]
+}
 cleanup() {
 	[ -z "$pid" ] || kill -TERM "$pid" 2>/dev/null
 	[ -z "$pid" ] || wait "$pid" 2>/dev/null
 	# shellcheck disable=SC2046 # pids, one a word
-	kill -KILL $(left) 2>/dev/null
+	kill -KILL $(left) $(left "$mark-int") 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -39,14 +48,33 @@ else
 	cpus=("${mine[0]}" "${mine[0]}")
 fi
 mkdir -p "$tmp/cg"
-env -i PATH=/usr/bin:/bin HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" KMGR_CAMPAIGN_MARK="$mark" \
-	KMGR_AFL_BUILD="$build" KMGR_AFL_CMPLOG_BUILD="$(dirname "$build")/afl-cmplog" \
-	KMGR_AFL_WORK="$tmp/w" KMGR_CGROUP_ROOT="$tmp/cg" \
-	taskset -c "$(
-		IFS=,
-		echo "${cpus[*]}"
-	)" bash "$root/ci/afl.sh" --minutes 1 --jobs 2 --targets api_seq >"$tmp/out" 2>&1 &
-pid=$!
+# afl MARK WORK OUT: afl.sh from a plain shell on the two CPUs, in the background
+afl() {
+	env -i PATH=/usr/bin:/bin HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" KMGR_CAMPAIGN_MARK="$1" \
+		KMGR_AFL_BUILD="$build" KMGR_AFL_CMPLOG_BUILD="$(dirname "$build")/afl-cmplog" \
+		KMGR_AFL_WORK="$2" KMGR_CGROUP_ROOT="$tmp/cg" \
+		taskset -c "$(
+			IFS=,
+			echo "${cpus[*]}"
+		)" bash "$root/ci/afl.sh" --minutes 1 --jobs 2 --targets api_seq >"$3" 2>&1 &
+	pid=$!
+}
+
+# Interrupted: SIGINT once the first status line is out (the instances fuzz)
+afl "$mark-int" "$tmp/wi" "$tmp/int.out"
+for _ in $(seq 300); do grep -q '^\[afl.sh api_seq .*execs/s' "$tmp/int.out" && break; sleep 0.2; done
+kill -INT "$pid"
+wait "$pid"
+int_rc=$?
+pid=""
+[ "$int_rc" = 130 ] || fail "SIGINT: exit $int_rc, not 130: $(tail -n 3 "$tmp/int.out" | paste -sd'|')"
+grep -q '^== afl.sh summary so far (interrupted by SIGINT' "$tmp/int.out" &&
+	grep -qE '^api_seq +[0-9]+ .*\(interrupted after [0-9]+s\)$' "$tmp/int.out" ||
+	fail "SIGINT: no summary so far with api_seq's row marked interrupted: $(tail -n 3 "$tmp/int.out" | paste -sd'|')"
+gone "$mark-int" || fail "SIGINT: 5 s later still running: $(left "$mark-int" | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
+flock -n "$tmp/wi/.lock" true || fail "SIGINT: the lock of $tmp/wi is still held"
+
+afl "$mark" "$tmp/w" "$tmp/out"
 
 # The masks, sampled every 0.2 s until both instances and a test process
 # of each were seen (instance -> Cpus_allowed_list; test processes' lists)
@@ -93,11 +121,10 @@ for i in main s1; do
 	e=$(awk '$1 == "execs_done" { print $3 }' "$tmp/w/api_seq/out/$i/fuzzer_stats" 2>/dev/null)
 	[ "${e:-0}" -gt 0 ] || fail "instance $i: no executions in its fuzzer_stats"
 done
-# the watchdog notices the run's end within its half-second nap and ends
-for _ in $(seq 25); do [ -n "$(left)" ] || break; sleep 0.2; done
-[ -z "$(left)" ] || fail "5 s after the run, still running: $(left | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
+gone "$mark" || fail "5 s after the run, still running: $(left | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
 
+echo "afl-campaign-test: SIGINT: exit $int_rc, $(grep -o 'interrupted after [0-9]*s' "$tmp/int.out")"
 echo "afl-campaign-test: main on ${inst[main]:-?}, s1 on ${inst[s1]:-?}, test processes on$tests;" \
 	"exit $rc, $eps execs/s"
-[ "$bad" = 0 ] || { echo "--- afl.sh's output"; cat "$tmp/out"; }
+[ "$bad" = 0 ] || { echo "--- afl.sh's output, interrupted"; cat "$tmp/int.out"; echo "--- and the minute's"; cat "$tmp/out"; }
 exit "$bad"
