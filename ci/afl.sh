@@ -229,6 +229,13 @@ PY
 	listener=$!
 }
 # afl_live DIR METRIC: METRIC of every instance, one value a line.
+# count_alive: alive = how many of the instances (pids) are still there
+count_alive() {
+	local p
+	alive=0
+	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+	return 0 # the last kill's status is not the function's (set -e)
+}
 afl_live() { awk -F'\t' -v k="$2" '$2 == k {print $3}' "$1/live.tsv" 2>/dev/null || true; }
 sum() { awk '{s += $1} END {printf "%d\n", s}'; }
 
@@ -247,7 +254,7 @@ seeds() {
 
 # summary_row T OUT BEFORE SECONDS NOTE: T's row of the summary (and its
 # crashes with their reproduce commands); execs/s: every instance's
-# executions over the wall time.
+# executions over the SECONDS the instances ran.
 summary_row() {
 	local t=$1 out=$2 eps nc c
 	eps=$(afl_stat "$out" execs_done | sum)
@@ -320,11 +327,16 @@ for t in "${tlist[@]}"; do
 	start=$SECONDS
 	cur_t=$t cur_out=$out cur_before=$before cur_start=$start
 	while :; do
-		alive=0
-		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+		# one-second naps: a signal to this script is handled within one,
+		# and the instances' end is seen within one (a check every 10 s
+		# idled up to 10 s a target, and a status line after the end
+		# counted instances that had gone)
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			sleep 1
+			count_alive
+			[ "$alive" -gt 0 ] || break
+		done
 		[ "$alive" -gt 0 ] || break
-		# one-second naps: a signal to this script is handled within one
-		for _ in 1 2 3 4 5 6 7 8 9 10; do sleep 1; done
 		# execs/s: all instances' executions since the start over the wall
 		# time, "-" until an instance wrote its first plot_data row
 		eps=$((($(afl_live "$dir" execs_done | sum) - before) / (SECONDS - start)))
@@ -343,6 +355,10 @@ for t in "${tlist[@]}"; do
 			"$(afl_live "$dir" edges_found | sort -n | tail -1)" "$(afl_live "$dir" corpus_count | sort -n | tail -1)" \
 			"$(afl_live "$dir" saved_crashes | sum)" "$(afl_live "$dir" saved_hangs | sum)"
 	done
+	# the seconds the instances ran, which the summary's execs/s are over:
+	# they outlive -V (on a resumed queue, -V 60 ran 70 s, and execs/s
+	# over the budget said x1.17 what the status line said)
+	ran=$((SECONDS - start))
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
 	[ -z "$tp" ] || { wait "$tp" || true; tp=""; }
@@ -354,6 +370,7 @@ for t in "${tlist[@]}"; do
 		tail -n 15 "$dir/logs/main.log" >&2
 		exit 1
 	fi
+	echo "-- afl.sh: $t: the instances ran ${ran}s (-V $share)"
 	# the instances have ended: -d counts their final stats
 	echo "-- afl-whatsup -s -d $out"
 	TERM=${TERM:-dumb} afl-whatsup -s -d "$out" 2>/dev/null | grep -vE '^\s*$|status check tool' || true
@@ -363,7 +380,7 @@ for t in "${tlist[@]}"; do
 	else
 		echo "-- afl-plot: no graphs ($(grep -m1 -aE 'Error|error' "$dir/logs/plot.log" | cut -c1-90))"
 	fi
-	summary_row "$t" "$out" "$before" "$share" ""
+	summary_row "$t" "$out" "$before" "$ran" ""
 	cur_t=""
 	if [ "$cmin" = 1 ]; then
 		# minimise shipped corpus + every queue together, then keep what is new

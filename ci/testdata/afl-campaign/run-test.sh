@@ -10,11 +10,15 @@
 #   - the run ends by its budget with exit 0, "afl.sh: no crashes", a
 #     summary row for api_seq with executions, both instances' stats, and
 #     no process of the run left 5 s later (its watchdog naps 0.5 s)
-#   - its lock is free the moment it has exited: the next run on the same
-#     work folder, started at once, is not refused ("another afl.sh run")
+#   - the seconds it says the instances ran are at least -V's 60 and at
+#     most the run's own, and the summary's execs/s are the executions of
+#     this run (the stats' execs_done less what the queue it resumed had)
+#     over those seconds
+#   - its lock is free the moment it has exited
 #   - before it, a run interrupted by SIGINT after its first status line:
 #     exit 130, its summary so far marked "interrupted", nothing of it left
-#     5 s later, its lock free
+#     5 s later, its lock free; the minute's run resumes its work folder,
+#     started the moment it exited, and is not refused ("another afl.sh run")
 # The CmpLog tree is BUILD's sibling afl-cmplog, where afl.sh puts it by
 # default (built by the run when it is missing: about 10-30 s).
 set -uo pipefail
@@ -74,7 +78,11 @@ grep -q '^== afl.sh summary so far (interrupted by SIGINT' "$tmp/int.out" &&
 gone "$mark-int" || fail "SIGINT: 5 s later still running: $(left "$mark-int" | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
 flock -n "$tmp/wi/.lock" true || fail "SIGINT: the lock of $tmp/wi is still held"
 
-afl "$mark" "$tmp/w" "$tmp/out"
+# execs_done FOLDER: every instance's executions, summed
+execs_done() { cat "$1"/api_seq/out/*/fuzzer_stats 2>/dev/null | awk '$1 == "execs_done" { s += $3 } END { print s + 0 }'; }
+before=$(execs_done "$tmp/wi")
+t0=$SECONDS
+afl "$mark" "$tmp/wi" "$tmp/out"
 
 # The masks, sampled every 0.2 s until both instances and a test process
 # of each were seen (instance -> Cpus_allowed_list; test processes' lists)
@@ -100,9 +108,11 @@ done
 wait "$pid"
 rc=$?
 pid=""
+wall=$((SECONDS - t0 + 1))
 # at once, before anything else: the lock is this run's no more
-flock -n "$tmp/w/.lock" true ||
-	fail "the lock of $tmp/w is still held after the run exited: the next run would be refused"
+flock -n "$tmp/wi/.lock" true ||
+	fail "the lock of $tmp/wi is still held after the run exited: the next run would be refused"
+! grep -q 'another afl.sh run' "$tmp/out" || fail "the run after the interrupted one was refused: $(head -n 3 "$tmp/out")"
 
 [ "${inst[main]:-}" = "${cpus[0]}" ] && [ "${inst[s1]:-}" = "${cpus[1]}" ] ||
 	fail "binding: main on '${inst[main]:-?}', s1 on '${inst[s1]:-?}'; want ${cpus[0]} and ${cpus[1]}"
@@ -118,13 +128,22 @@ row=$(grep -A2 '^== afl.sh summary (1 min, 60s per target, 2 instance(s)' "$tmp/
 eps=$(awk '{ print $2 }' <<<"$row")
 [[ "$eps" =~ ^[0-9]+$ ]] && [ "$eps" -gt 0 ] || fail "the summary's api_seq row: '$row'"
 for i in main s1; do
-	e=$(awk '$1 == "execs_done" { print $3 }' "$tmp/w/api_seq/out/$i/fuzzer_stats" 2>/dev/null)
+	e=$(awk '$1 == "execs_done" { print $3 }' "$tmp/wi/api_seq/out/$i/fuzzer_stats" 2>/dev/null)
 	[ "${e:-0}" -gt 0 ] || fail "instance $i: no executions in its fuzzer_stats"
 done
+ran=$(sed -n 's/^-- afl.sh: api_seq: the instances ran \([0-9]*\)s (-V 60)$/\1/p' "$tmp/out")
+total=$(execs_done "$tmp/wi")
+if ! [[ "$ran" =~ ^[0-9]+$ ]]; then
+	fail "no line 'the instances ran Ns (-V 60)'"
+else
+	[ "$ran" -ge 60 ] && [ "$ran" -le "$wall" ] || fail "the instances ran ${ran}s: not within 60..${wall}s"
+	[ "$ran" -gt 0 ] && [ "$eps" = "$(((total - before) / ran))" ] ||
+		fail "execs/s $eps, but ($total - $before) executions over ${ran}s make $(((total - before) / (ran > 0 ? ran : 1)))"
+fi
 gone "$mark" || fail "5 s after the run, still running: $(left | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
 
 echo "afl-campaign-test: SIGINT: exit $int_rc, $(grep -o 'interrupted after [0-9]*s' "$tmp/int.out")"
 echo "afl-campaign-test: main on ${inst[main]:-?}, s1 on ${inst[s1]:-?}, test processes on$tests;" \
-	"exit $rc, $eps execs/s"
+	"exit $rc, $eps execs/s: $((total - before)) executions (of $total) over ${ran:-?}s of ${wall}s"
 [ "$bad" = 0 ] || { echo "--- afl.sh's output, interrupted"; cat "$tmp/int.out"; echo "--- and the minute's"; cat "$tmp/out"; }
 exit "$bad"
