@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ci/afl.sh [--minutes N] [--jobs N] [--targets a,b] [--cmin] [--help]
+# ci/afl.sh [--minutes N | --seconds N] [--jobs N] [--targets a,b] [--cmin] [--help]
 # An AFL++ campaign per target, one after the other, each for its share of
-# the budget (default 10 minutes, every target of fuzz/targets/TARGETS): one
+# the budget (default 10 minutes, every target of fuzz/targets/TARGETS;
+# --seconds N: N seconds, 10 a target at least, for a quick check): one
 # afl-fuzz instance per job (--jobs, default: the CPUs this process may run
 # on, ci/lib/cpus.sh): -M main plus -S secondaries (more of them than
 # those CPUs take turns, as many at a time as there are CPUs, for up to
@@ -37,15 +38,16 @@ kmgr_signals_reset "$0" "$@"
 
 ncpu=$(kmgr_cpus)
 read -r -a cpu_list <<<"$(kmgr_cpu_list)"
-minutes=10 targets=$(kmgr_targets) jobs=$ncpu cmin=0
+minutes=10 seconds="" targets=$(kmgr_targets) jobs=$ncpu cmin=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h | --help) kmgr_usage; exit 0 ;;
 	--cmin) cmin=1; shift ;;
-	--minutes | --jobs | --targets)
+	--minutes | --seconds | --jobs | --targets)
 		[ $# -ge 2 ] || kmgr_die "$1 needs a value"
 		case "$1" in
 		--minutes) minutes=$2 ;;
+		--seconds) seconds=$2 ;;
 		--jobs) jobs=$2 ;;
 		--targets) targets=$2 ;;
 		esac
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || kmgr_die "--minutes N, N >= 1"
+[ -z "$seconds" ] || { [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 10 ]; } || kmgr_die "--seconds N, N >= 10"
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 root=$(cd "$(dirname "$0")/.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
@@ -111,7 +114,9 @@ done
 kmgr_afl_env
 export AFL_AUTORESUME=1
 
-share=$((minutes * 60 / ${#tlist[@]}))
+budget_s=$((minutes * 60)) budget="${minutes} min"
+[ -z "$seconds" ] || budget_s=$seconds budget="${seconds}s"
+share=$((budget_s / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
 summary=$(mktemp "$work/.summary.XXXXXX" 2>/dev/null) || failed "cannot write in $work"
 pids=() tp=""
@@ -415,7 +420,7 @@ for t in "${tlist[@]}"; do
 	fi
 done
 echo
-echo "== afl.sh summary (${minutes} min, ${share}s per target, $jobs instance(s), CmpLog on one)"
+echo "== afl.sh summary (${budget}, ${share}s per target, $jobs instance(s), CmpLog on one)"
 printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs
 cat "$summary"
 cp "$summary" "$work/summary.txt" 2>/dev/null || failed "writing $work/summary.txt failed"

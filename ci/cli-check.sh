@@ -201,6 +201,8 @@ if [ "$programs_only" = 0 ]; then
 	expect_bad "ci/fault-sweep.sh --shapes ," bash "$root/ci/fault-sweep.sh" --build "$build" --shapes ,
 	expect_bad "ci/afl.sh --targets regressions" bash "$root/ci/afl.sh" --targets regressions
 	expect_bad "ci/afl.sh --targets ," bash "$root/ci/afl.sh" --targets ,
+	expect_bad "ci/afl.sh --seconds 5" bash "$root/ci/afl.sh" --seconds 5
+	expect_bad "ci/afl.sh --seconds x" bash "$root/ci/afl.sh" --seconds x
 	expect_bad "ci/fuzz.sh --targets ," bash "$root/ci/fuzz.sh" --targets ,
 	expect_bad "ci/fuzz.sh --seconds 1" bash "$root/ci/fuzz.sh" --seconds 1
 fi
