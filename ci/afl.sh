@@ -233,7 +233,6 @@ while not os.path.exists(os.path.join(d, "statsd.stop")) and os.getppid() == par
 PY
 	listener=$!
 }
-# afl_live DIR METRIC: METRIC of every instance, one value a line.
 # count_alive: alive = how many of the instances (pids) are still there
 count_alive() {
 	local p
@@ -241,6 +240,7 @@ count_alive() {
 	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
 	return 0 # the last kill's status is not the function's (set -e)
 }
+# afl_live DIR METRIC: METRIC of every instance, one value a line.
 afl_live() { awk -F'\t' -v k="$2" '$2 == k {print $3}' "$1/live.tsv" 2>/dev/null || true; }
 sum() { awk '{s += $1} END {printf "%d\n", s}'; }
 
