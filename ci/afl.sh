@@ -17,7 +17,11 @@
 # (fuzz-work/<preset>/<t>/corpus), and main keeps importing those (-F).
 # A status line every 10 s from each instance's StatsD metrics; at the end
 # afl-whatsup's summary, afl-plot's graphs in fuzz-work/afl/<t>/plot/, and a
-# table: target, execs/s, edges, stability, corpus, crashes, hangs.
+# table: target, execs/s, edges, stability, corpus, crashes, hangs; the
+# crash files grouped into buckets by `kmgr-repro triage` (built in the afl
+# tree when there are some), one a bug, each with its smallest file and the
+# command that replays it; every crash file is listed in
+# fuzz-work/afl/<t>/crashes.txt.
 # --cmin: afl-cmin over the shipped corpus and every queue; inputs not
 # already in corpus/<t>/ are copied there and into libFuzzer's corpora, so
 # both engines share one corpus.  Interrupted (INT, TERM, HUP): stops every
@@ -34,6 +38,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/afl.sh"
 . "$(dirname "$0")/lib/cpus.sh"
 . "$(dirname "$0")/lib/turns.sh"
+. "$(dirname "$0")/lib/buckets.sh"
 kmgr_signals_reset "$0" "$@"
 
 ncpu=$(kmgr_cpus)
@@ -119,6 +124,9 @@ budget_s=$((minutes * 60)) budget="${minutes} min"
 share=$((budget_s / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
 summary=$(mktemp "$work/.summary.XXXXXX" 2>/dev/null) || failed "cannot write in $work"
+# copies of the crash files for triage, gone with the summary file
+findings=$summary.findings
+mkdir -p "$findings" && : >"$findings.map" || failed "cannot write in $work"
 pids=() tp=""
 # Every process of this run carries KMGR_AFL_RUN=$run in its environment
 # (ci/lib/afl.sh says why): what a kill of the afl-fuzz pids misses, the
@@ -130,7 +138,7 @@ run=$$.$RANDOM$RANDOM
 # lock (9>&-), as fuzz.sh's: the next run, started at once, is not refused.
 setsid bash -c '. "$3"; while kill -0 "$1" 2>/dev/null && [ -e "$2" ]; do sleep 0.5; done
 	[ -e "$2" ] || exit 0
-	kmgr_reap_tagged "KMGR_AFL_RUN=$4" afl-watchdog; rm -f "$2"' afl-watchdog "$$" "$summary" \
+	kmgr_reap_tagged "KMGR_AFL_RUN=$4" afl-watchdog; rm -rf "$2" "$2.findings" "$2.findings.map"' afl-watchdog "$$" "$summary" \
 	"$root/ci/lib/afl.sh" "$run" </dev/null >/dev/null 2>&1 9>&- &
 # stop_all: SIGTERM to the instances (they write their stats), up to 5 s
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
@@ -182,7 +190,7 @@ cleanup() {
 		printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs
 		cat "$summary"
 	fi
-	rm -f "$summary"
+	rm -rf "$summary" "$findings" "$findings.map"
 }
 trap cleanup EXIT
 trap 'interrupted=INT; exit 130' INT
@@ -257,11 +265,12 @@ seeds() {
 	done
 }
 
-# summary_row T OUT BEFORE SECONDS NOTE: T's row of the summary (and its
-# crashes with their reproduce commands); execs/s: every instance's
-# executions over the SECONDS the instances ran.
+# summary_row T OUT BEFORE SECONDS NOTE: T's row of the summary; execs/s:
+# every instance's executions over the SECONDS the instances ran.  T's
+# crash files are listed in $work/T/crashes.txt and copied for triage
+# ($findings/T/<instance>-<file>, their origins in $findings.map).
 summary_row() {
-	local t=$1 out=$2 eps nc c
+	local t=$1 out=$2 eps nc c n=0 inst
 	eps=$(afl_stat "$out" execs_done | sum)
 	eps=$(((eps - $3) / ($4 > 0 ? $4 : 1)))
 	nc=$(afl_stat "$out" saved_crashes | sum)
@@ -269,10 +278,19 @@ summary_row() {
 	printf '%-12s %8s %8s %9s %8s %8s %6s%s\n' "$t" "$eps" "$(afl_stat "$out" edges_found | sort -n | tail -1)" \
 		"$(afl_stat "$out" stability | paste -sd/ -)" "$(afl_stat "$out" corpus_count | sort -n | tail -1)" "$nc" \
 		"$(afl_stat "$out" saved_hangs | sum)" "$5" >>"$summary"
+	: >"$work/$t/crashes.txt"
+	mkdir -p "$findings/$t"
 	for c in "$out"/*/crashes/id:*; do
 		[ -f "$c" ] || continue
-		printf '    crash: %s\n      reproduce: %s %s\n' "$c" "$build/fuzz/$t" "$c" >>"$summary"
+		n=$((n + 1))
+		printf '%s\n' "$c" >>"$work/$t/crashes.txt"
+		# OUT/<instance>/crashes/id:...: instances number their files alike
+		inst=${c%/crashes/*}
+		inst=${inst##*/}
+		cp "$c" "$findings/$t/$inst-${c##*/}"
+		printf '%s/%s-%s\t%s\n' "$t" "$inst" "${c##*/}" "$c" >>"$findings.map"
 	done
+	[ "$n" = 0 ] || printf '    %d crash file(s), listed in %s\n' "$n" "$work/$t/crashes.txt" >>"$summary"
 }
 
 crashes=0 cur_t="" cur_out="" cur_before=0 cur_start=0
@@ -419,6 +437,21 @@ for t in "${tlist[@]}"; do
 			"corpus/$t/; all of them in $lfc libFuzzer corpus folder(s)"
 	fi
 done
+# one line a bug: the crash files grouped by the afl tree's kmgr-repro,
+# from the environment a user's plain shell gives its reproduce lines
+# (its own sanitizer options, not afl-fuzz's unsymbolized ones)
+if [ -s "$findings.map" ]; then
+	echo "== afl.sh: grouping $(wc -l <"$findings.map") crash file(s) (kmgr-repro triage)"
+	if AFL_QUIET=1 cmake --build "$build" -j2 --target kmgr-repro >"$work/logs/build-kmgr-repro.log" 2>&1; then
+		(
+			unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+			kmgr_buckets "$build/tools/kmgr-repro/kmgr-repro" "$findings" "$findings.map" \
+				"crash file" "$work/buckets.json"
+		) >>"$summary" || true
+	else
+		echo "  (crash files not grouped: building kmgr-repro failed, log $work/logs/build-kmgr-repro.log)" >>"$summary"
+	fi
+fi
 echo
 echo "== afl.sh summary (${budget}, ${share}s per target, $jobs instance(s), CmpLog on one)"
 printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs

@@ -53,6 +53,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/cpus.sh"
 . "$(dirname "$0")/lib/workfs.sh"
 . "$(dirname "$0")/lib/turns.sh"
+. "$(dirname "$0")/lib/buckets.sh"
 kmgr_signals_reset "$0" "$@"
 
 ncpu=$(kmgr_cpus)
@@ -211,34 +212,13 @@ setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 0.5; don
 pd=()
 ! command -v setpriv >/dev/null || pd=(setpriv --pdeathsig KILL --)
 # group_findings: kmgr-repro triage over this run's findings (copies in
-# $scratch/findings/<target>/): one line a bucket, with a file of the
-# bucket and the command that replays it; $scratch/buckets.json for --json.
+# $scratch/findings/<target>/, their origins in $scratch/findings.map): one
+# line a bucket, with a file of the bucket and the command that replays it;
+# $scratch/buckets.json for --json.
 group_findings() {
 	[ "$found" -gt 0 ] || return 0
-	if ! "$repro_tool" triage "$scratch/findings" --json >"$scratch/triage.json" \
-		2>"$scratch/triage.err"; then
-		echo "  (kmgr-repro triage failed: $(tail -n 1 "$scratch/triage.err"))" >>"$summary"
-		return 0
-	fi
-	python3 - "$scratch/triage.json" "$scratch/findings" "$work" "$repro_tool" \
-		"$scratch/buckets.json" >>"$summary" <<'PY'
-import json, os, shlex, sys
-tri, copies, work, tool, out = sys.argv[1:]
-buckets = []
-for b in json.load(open(tri)).get("buckets", []):
-    rel = os.path.relpath(b["example"], copies)  # <target>/<file>
-    t = rel.split(os.sep)[0]
-    real = os.path.join(work, t, "artifacts", os.path.basename(rel))
-    buckets.append({"signature": b["signature"], "key": b.get("key"),
-                    "dedup_token": b.get("dedup_token"),
-                    "count": b["count"], "target": t, "example": real,
-                    "reproduce": "%s replay %s --target %s --times 10" % (tool, shlex.quote(real), t)})
-json.dump(buckets, open(out, "w"), indent=1)
-print("  %d finding(s) in %d bucket(s):" % (sum(b["count"] for b in buckets), len(buckets)))
-for b in buckets:
-    print("  %5d  %s\n         e.g. %s\n         reproduce: %s" % (
-        b["count"], b["signature"], b["example"], b["reproduce"]))
-PY
+	kmgr_buckets "$repro_tool" "$scratch/findings" "$scratch/findings.map" finding \
+		"$scratch/buckets.json" >>"$summary" || true
 }
 
 # write_json: --json's file, whole or not at all: per target its figures
@@ -519,6 +499,7 @@ record_target() {
 		repro="$repro_tool replay $(printf %q "$a") --target $t --times 10"
 		mkdir -p "$scratch/findings/$t"
 		cp "$a" "$scratch/findings/$t/"
+		printf '%s/%s\t%s\n' "$t" "$(basename "$a")" "$a" >>"$scratch/findings.map"
 		printf 'F\t%s\t%s\t%s\t%s\n' "$t" "$a" "${sig//$'\t'/ }" "$repro" >>"$records"
 	done
 }

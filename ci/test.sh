@@ -3,7 +3,8 @@
 # formatting and the layering (ci/check-layering.sh), then configure, build
 # and ctest the asan, tsan, msan and release presets, and build the afl
 # preset's fuzz targets, replay its fuzz-regression tests with them and run
-# 20 s of ci/afl.sh on them (afl_campaign).
+# 20 s of ci/afl.sh on them (afl_campaign), and on a mutant's copy of the
+# tree, after its finding (afl_campaign_mutant).
 # Budget: under 8 minutes on 2 quiet cores from a clean clone.
 # The presets after the first build one after the other (at nice 10)
 # beside the tests of the ones before them.  Every test of a preset runs, except in tsan the

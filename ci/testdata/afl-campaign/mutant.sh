@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# ci/testdata/afl-campaign/mutant.sh - ci/afl.sh after a real finding, as a
+# user runs it (the ctest afl_campaign_mutant): mutants/fuzz-5-wrong-arm.patch
+# applied in a copy of the tree, then, from a plain shell in that copy,
+# `ci/afl.sh --seconds 20 --jobs 2 --targets api_seq`, which builds the afl
+# and CmpLog trees there (for one target, 10-20 s each) and finds the bug
+# within seconds, saving a crash file for nearly every input that hits it
+# (176 in 30 s).  What it says after the finding:
+#   - exit 1 and "afl.sh: N crash(es)"
+#   - the crash files grouped into buckets, one line a bug ("N crash
+#     file(s) in M bucket(s)", N the files listed in
+#     fuzz-work/afl/api_seq/crashes.txt, every one of them there), not a
+#     line a file: at most 3 buckets and no more reproduce lines than
+#     buckets
+#   - each bucket's reproduce line, run by sh (dash) from a plain
+#     environment, replays the bucket's file: exit 0, "reproduced 10/10"
+#     and the bucket's signature
+#   - nothing of the run left 5 s later, no scratch file in its work folder
+# About 40-70 s in all; ci/test.sh runs it with afl_campaign.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/afl-mutant-test.XXXXXX")
+mark=afl-mutant-$$
+pid=""
+left() { grep -lzx "KMGR_CAMPAIGN_MARK=$mark" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | paste -sd' '; }
+cleanup() {
+	[ -z "$pid" ] || kill -TERM "$pid" 2>/dev/null
+	[ -z "$pid" ] || wait "$pid" 2>/dev/null
+	# shellcheck disable=SC2046 # pids, one a word
+	kill -KILL $(left) 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+bad=0
+fail() { echo "afl-campaign-test: mutant: FAIL: $*"; bad=1; }
+
+. "$root/ci/lib/tree.sh"
+src=$tmp/src work=$tmp/work
+kmgr_tree_copy "$root" "$src" && kmgr_apply_mutant "$src" "$root/mutants/fuzz-5-wrong-arm.patch" ||
+	{ echo "afl-campaign-test: mutant: FAIL: cannot make the mutant tree"; exit 1; }
+env -i PATH=/usr/bin:/bin HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" KMGR_CAMPAIGN_MARK="$mark" \
+	KMGR_AFL_WORK="$work" bash "$src/ci/afl.sh" --seconds 20 --jobs 2 --targets api_seq \
+	>"$tmp/out" 2>&1 &
+pid=$!
+wait "$pid"
+rc=$?
+pid=""
+
+[ "$rc" = 1 ] || fail "exit $rc, want 1 (crashes): $(tail -n 5 "$tmp/out" | paste -sd'|')"
+grep -qE '^afl\.sh: [0-9]+ crash\(es\)$' "$tmp/out" || fail "no 'afl.sh: N crash(es)' line"
+head=$(grep -E '^  [0-9]+ crash file\(s\) in [0-9]+ bucket\(s\):$' "$tmp/out")
+n=$(sed -n 's/^  \([0-9]*\) crash file.*/\1/p' <<<"$head")
+m=$(sed -n 's/.* in \([0-9]*\) bucket.*/\1/p' <<<"$head")
+listed=$(wc -l <"$work/api_seq/crashes.txt" 2>/dev/null || echo 0)
+if [ -z "$n" ]; then
+	fail "no 'N crash file(s) in M bucket(s)' line: $(grep -A3 '^== afl.sh summary' "$tmp/out" | paste -sd'|')"
+else
+	[ "$m" -ge 1 ] && [ "$m" -le 3 ] || fail "$n crash files in $m buckets: one bug, at most 3 crash states"
+	[ "$n" = "$listed" ] || fail "$n crash files grouped, $listed listed in crashes.txt"
+	while read -r f; do [ -f "$f" ] || fail "crashes.txt lists '$f', which is not there"; done <"$work/api_seq/crashes.txt"
+fi
+nrep=$(grep -c '^ *reproduce: ' "$tmp/out")
+[ "$nrep" = "${m:-x}" ] || fail "$nrep reproduce lines for ${m:-?} buckets"
+! grep -q '^ *crash: ' "$tmp/out" || fail "a line a crash file again"
+
+# each bucket's reproduce line, as a user pastes it into sh
+i=0
+while IFS= read -r line; do
+	i=$((i + 1))
+	sig=$(grep -B2 -F "reproduce: $line" "$tmp/out" | head -n 1 | sed 's/^ *[0-9]*  //')
+	env -i PATH=/usr/bin:/bin HOME="$HOME" sh -c "$line" >"$tmp/rep$i" 2>&1
+	r=$?
+	[ "$r" = 0 ] && grep -qF "reproduced 10/10: $sig" "$tmp/rep$i" ||
+		fail "bucket $i ($sig): its reproduce line exits $r: $(tail -n 1 "$tmp/rep$i")"
+done < <(sed -n 's/^ *reproduce: //p' "$tmp/out")
+
+for _ in $(seq 25); do [ -n "$(left)" ] || break; sleep 0.2; done
+[ -z "$(left)" ] || fail "5 s after the run, still running: $(left)"
+scratch=$(find "$work" -maxdepth 1 -name '.summary*' | head -n 3)
+[ -z "$scratch" ] || fail "scratch files left in the work folder: $scratch"
+
+echo "afl-campaign-test: mutant: exit $rc, ${n:-?} crash files in ${m:-?} bucket(s), $i reproduce line(s) replayed"
+[ "$bad" = 0 ] || { echo "--- afl.sh's output"; cat "$tmp/out"; }
+exit "$bad"
