@@ -650,6 +650,96 @@ static void case_timed(void)
 	KT_EQ(trc, EINVAL);
 }
 
+/* ---- kpt-1.9: the time the reads move wakes the sleepers it passes ---- */
+
+static atomic_long s_flag;
+static long s_polls, s_seen;
+
+static void *s_setter(void *arg)
+{
+	(void)arg;
+	usleep(1000);
+	atomic_store(&s_flag, 1);
+	return NULL;
+}
+
+/* polls the clock for up to 10 ms for a flag that a thread asleep for 1 ms
+ * sets */
+static void sleeper_scenario(void)
+{
+	pthread_t t;
+	long end;
+
+	atomic_store(&s_flag, 0);
+	s_polls = 0;
+	pthread_create(&t, NULL, s_setter, NULL);
+	end = now_ns() + 10L * 1000000L;
+	while (!atomic_load(&s_flag) && now_ns() < end) {
+		s_polls++;
+		sched_yield();
+	}
+	s_seen = atomic_load(&s_flag);
+	pthread_join(t, NULL);
+}
+
+static void *s_timed(void *arg)
+{
+	struct timespec dl;
+
+	(void)arg;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_nsec += 1000000L; /* 1 ms */
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&tlock);
+	trc = 0;
+	while (!tready && trc == 0)
+		trc = pthread_cond_timedwait(&tcond, &tlock, &dl);
+	pthread_mutex_unlock(&tlock);
+	return NULL;
+}
+
+/* signals, after 2 ms of polling the clock, a timed wait of 1 ms */
+static void late_signal_scenario(void)
+{
+	pthread_t t;
+	long end;
+
+	tready = 0;
+	trc = -1;
+	pthread_create(&t, NULL, s_timed, NULL);
+	end = now_ns() + 2L * 1000000L;
+	while (now_ns() < end)
+		sched_yield();
+	pthread_mutex_lock(&tlock);
+	tready = 1;
+	pthread_cond_signal(&tcond);
+	pthread_mutex_unlock(&tlock);
+	pthread_join(t, NULL);
+}
+
+/* kpt-1.9: virtual time that clock reads move wakes a sleeper or ends a
+ * timed wait once it passes their time, as the real clock would: on every
+ * schedule a loop that polls the clock for 10 ms sees the flag a thread
+ * asleep for 1 ms sets (it timed out, a wrong answer for a correct
+ * program, while sleepers woke only when no thread could run), within
+ * about 1 ms of reads; and a timed wait of 1 ms signalled after 2 ms of
+ * reads times out instead of taking the late signal. */
+static void case_sleepers(void)
+{
+	for (int b = 0; b < 64; b++) {
+		uint8_t in[3] = {0, (uint8_t)b, (uint8_t)(b * 13)};
+
+		kpt_fuzz_run(in, sizeof(in), sleeper_scenario);
+		KT_EQ(s_seen, 1);
+		KT_LT(s_polls, 1100);
+		kpt_fuzz_run(in, sizeof(in), late_signal_scenario);
+		KT_EQ(trc, ETIMEDOUT);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	kt_only = argc > 1 ? argv[1] : NULL;
@@ -661,5 +751,6 @@ int main(int argc, char **argv)
 	KT_CASE("kpt-1.6 limits", case_limit);
 	KT_CASE("kpt-1.7 spin", case_spin);
 	KT_CASE("kpt-1.8 timed waits", case_timed);
+	KT_CASE("kpt-1.9 sleepers and the clock", case_sleepers);
 	KT_DONE();
 }

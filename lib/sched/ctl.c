@@ -116,8 +116,25 @@ static bool wakes_at_time(int i)
 	return st == KS_T_SLEEPING || (st == KS_T_BLOCKED && ks__g.thr[i].timed);
 }
 
-/* Nobody can run: advance virtual time to the earliest wake, if any.  A
- * timed wait whose deadline that is ends without its object: timed_out. */
+/* Every thread whose sleep or timed wait is over by now becomes runnable;
+ * a timed wait ends without its object: timed_out. */
+static void wake_due(uint64_t now)
+{
+	for (int i = 0; i < ks__g.nthreads; i++) {
+		struct ks_lthread *t = &ks__g.thr[i];
+
+		if (!wakes_at_time(i) || t->wake_ns > now)
+			continue;
+		if (tstate_at(i) == KS_T_BLOCKED) {
+			t->wait_kind = KS_W_NONE;
+			t->wait_obj = NULL;
+			t->timed_out = true;
+		}
+		set_tstate(t, KS_T_RUNNABLE);
+	}
+}
+
+/* Nobody can run: advance virtual time to the earliest wake, if any. */
 static bool wake_sleepers(void)
 {
 	uint64_t earliest = UINT64_MAX;
@@ -129,19 +146,13 @@ static bool wake_sleepers(void)
 		return false;
 	if (earliest > atomic_load_explicit(&ks__g.vtime, memory_order_relaxed))
 		atomic_store_explicit(&ks__g.vtime, earliest, memory_order_relaxed);
-	for (int i = 0; i < ks__g.nthreads; i++) {
-		struct ks_lthread *t = &ks__g.thr[i];
-
-		if (!wakes_at_time(i) || t->wake_ns > earliest)
-			continue;
-		if (tstate_at(i) == KS_T_BLOCKED) {
-			t->wait_kind = KS_W_NONE;
-			t->wait_obj = NULL;
-			t->timed_out = true;
-		}
-		set_tstate(t, KS_T_RUNNABLE);
-	}
+	wake_due(earliest);
 	return true;
+}
+
+void ks__wake_due(void)
+{
+	wake_due(atomic_load_explicit(&ks__g.vtime, memory_order_relaxed));
 }
 
 /* The runnable threads, starting at self and in id order after it.  A

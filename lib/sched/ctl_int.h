@@ -175,6 +175,9 @@ static inline bool ks__failed(void)
 {
 	return atomic_load_explicit(&ks__g.failed, memory_order_relaxed) != KS_OK;
 }
+/* The sleepers and timed waits whose time virtual time has passed become
+ * runnable (ctl.c): after a clock read moved it (ks_ctl_clock_read). */
+void ks__wake_due(void);
 /* A scheduling point for t, whose state the caller has set. */
 void ks__point(struct ks_lthread *t, const char *site);
 /* FNV-1a of a site's text (cached by its address): equal in every process,

@@ -172,7 +172,18 @@ uint64_t ks_ctl_now_ns(void)
 	return atomic_load_explicit(&ks__g.vtime, memory_order_relaxed);
 }
 
+/* The time the reads add wakes the sleepers it passes, as the real clock
+ * would: a loop that polls the clock for a flag that a thread asleep for
+ * 1 ms sets saw it, and a timed wait took a signal that came after its
+ * deadline, while sleepers woke only when no thread could run. */
 uint64_t ks_ctl_clock_read(uint64_t tick_ns)
 {
-	return atomic_fetch_add_explicit(&ks__g.vtime, tick_ns, memory_order_relaxed);
+	uint64_t now = atomic_fetch_add_explicit(&ks__g.vtime, tick_ns, memory_order_relaxed);
+
+	if (ks__tl_self && !ks__failed()) {
+		ks__enter();
+		ks__wake_due();
+		ks__leave();
+	}
+	return now;
 }
