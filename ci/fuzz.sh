@@ -496,7 +496,7 @@ record_target() {
 				grep -aE -m1 "$sigpat" | cut -c1-100 || true)
 			[ -n "$sig" ] || sig="(no signature on replay: flaky or environment-dependent)"
 		fi
-		repro="$repro_tool replay $(printf %q "$a") --target $t --times 10"
+		repro="$(kmgr_shq "$repro_tool") replay $(kmgr_shq "$a") --target $t --times 10"
 		mkdir -p "$scratch/findings/$t"
 		cp "$a" "$scratch/findings/$t/"
 		printf '%s/%s\t%s\n' "$t" "$(basename "$a")" "$a" >>"$scratch/findings.map"

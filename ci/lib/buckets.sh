@@ -13,6 +13,11 @@
 #       the command that replays it, quoted for any POSIX sh; writes the
 #       buckets as JSON to OUT.  Status 1 with one line on stdout when
 #       triage fails (OUT is then not written).
+#
+#   kmgr_shq S
+#       S in single quotes for any POSIX sh (a ' as '\''), whatever bytes
+#       it holds: bash's printf %q writes $'...' for a control byte, which
+#       dash runs as text.
 
 kmgr_buckets() {
 	local tool=$1 copies=$2 map=$3 noun=$4 out=$5 err
@@ -49,4 +54,9 @@ PY
 	local rc=$?
 	rm -f "$out.triage"
 	return "$rc"
+}
+
+kmgr_shq() {
+	local q=\'
+	printf "'%s'" "${1//$q/$q\\$q$q}"
 }
