@@ -439,15 +439,20 @@ for t in "${tlist[@]}"; do
 done
 # one line a bug: the crash files grouped by the afl tree's kmgr-repro,
 # from the environment a user's plain shell gives its reproduce lines
-# (its own sanitizer options, not afl-fuzz's unsymbolized ones)
+# (its own sanitizer options, not afl-fuzz's unsymbolized ones).  In the
+# background, tagged: a signal is handled at once (bash runs a trap only
+# after a foreground command ends), and stop_all reaps the replays.
+rm -f "$work/buckets.json"
 if [ -s "$findings.map" ]; then
 	echo "== afl.sh: grouping $(wc -l <"$findings.map") crash file(s) (kmgr-repro triage)"
 	if AFL_QUIET=1 cmake --build "$build" -j2 --target kmgr-repro >"$work/logs/build-kmgr-repro.log" 2>&1; then
 		(
 			unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+			export KMGR_AFL_RUN=$run
 			kmgr_buckets "$build/tools/kmgr-repro/kmgr-repro" "$findings" "$findings.map" \
 				"crash file" "$work/buckets.json"
-		) >>"$summary" || true
+		) >>"$summary" &
+		wait $! || true
 	else
 		echo "  (crash files not grouped: building kmgr-repro failed, log $work/logs/build-kmgr-repro.log)" >>"$summary"
 	fi

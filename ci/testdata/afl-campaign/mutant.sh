@@ -16,6 +16,10 @@
 #     environment, replays the bucket's file: exit 0, "reproduced 10/10"
 #     and the bucket's signature
 #   - nothing of the run left 5 s later, no scratch file in its work folder
+#   - then a run of 10 s resuming that folder, which has crash files to
+#     group again, interrupted by SIGINT as it groups them: exit 130
+#     within 5 s, its summary marked, no replay of the triage left 5 s
+#     later, no scratch file
 # About 40-70 s in all; ci/test.sh runs it with afl_campaign.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -79,6 +83,34 @@ for _ in $(seq 25); do [ -n "$(left)" ] || break; sleep 0.2; done
 scratch=$(find "$work" -maxdepth 1 -name '.summary*' | head -n 3)
 [ -z "$scratch" ] || fail "scratch files left in the work folder: $scratch"
 
-echo "afl-campaign-test: mutant: exit $rc, ${n:-?} crash files in ${m:-?} bucket(s), $i reproduce line(s) replayed"
-[ "$bad" = 0 ] || { echo "--- afl.sh's output"; cat "$tmp/out"; }
+# Interrupted while it groups: a resumed run has its crash files to group
+env -i PATH=/usr/bin:/bin HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" KMGR_CAMPAIGN_MARK="$mark" \
+	KMGR_AFL_WORK="$work" bash "$src/ci/afl.sh" --seconds 10 --jobs 2 --targets api_seq \
+	>"$tmp/int.out" 2>&1 &
+pid=$!
+# triaging: a kmgr-repro of the run is there
+triaging() {
+	local p
+	for p in $(left); do [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$src/build/afl/tools/kmgr-repro/kmgr-repro" ] && return 0; done
+	return 1
+}
+for _ in $(seq 600); do triaging && break; sleep 0.1; done
+triaging || fail "the resumed run was never seen grouping: $(tail -n 3 "$tmp/int.out" | paste -sd'|')"
+kill -INT "$pid"
+t0=$SECONDS
+wait "$pid"
+int_rc=$?
+pid=""
+[ "$int_rc" = 130 ] && [ $((SECONDS - t0)) -le 5 ] ||
+	fail "SIGINT while grouping: exit $int_rc after $((SECONDS - t0))s, want 130 within 5 s"
+grep -q '^== afl.sh summary so far (interrupted by SIGINT' "$tmp/int.out" ||
+	fail "SIGINT while grouping: no summary marked interrupted"
+for _ in $(seq 25); do [ -n "$(left)" ] || break; sleep 0.2; done
+[ -z "$(left)" ] || fail "SIGINT while grouping: 5 s later still running: $(left | xargs ps -o pid=,args= -p | cut -c1-100 | paste -sd';')"
+scratch=$(find "$work" -maxdepth 1 -name '.summary*' | head -n 3)
+[ -z "$scratch" ] || fail "SIGINT while grouping: scratch files left: $scratch"
+
+echo "afl-campaign-test: mutant: exit $rc, ${n:-?} crash files in ${m:-?} bucket(s), $i reproduce line(s) replayed;" \
+	"SIGINT while grouping: exit $int_rc"
+[ "$bad" = 0 ] || { echo "--- afl.sh's output"; cat "$tmp/out"; echo "--- the interrupted run's"; cat "$tmp/int.out" 2>/dev/null; }
 exit "$bad"
