@@ -7,7 +7,8 @@
 # on, ci/lib/cpus.sh): -M main plus -S secondaries (more of them than
 # those CPUs take turns, as many at a time as there are CPUs, for up to
 # 2 s each, ci/lib/turns.sh; an execution under way when an afl-fuzz
-# stops reads as up to 2 s, far below -t 5000), instance K bound to CPU
+# stops reads as up to 2 s, far below -t 5000; at most 9 instances a
+# CPU, so that none waits longer), instance K bound to CPU
 # K mod CPUs of this process's mask with its fork servers; a CmpLog
 # binary (build/afl-cmplog, KMGR_AFL_CMPLOG=1) on the first secondary, on
 # main when there is only one, run on new finds only; corpus/<t>.dict as -x.
@@ -64,6 +65,10 @@ done
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || kmgr_die "--minutes N, N >= 1"
 [ -z "$seconds" ] || { [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 10 ]; } || kmgr_die "--seconds N, N >= 10"
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
+# an instance waits at most turn_maxwait seconds for its turn (afl_turn_secs)
+turn_maxwait=2
+max=$(kmgr_turns_max "$ncpu" "$turn_maxwait")
+[ "$jobs" -le "$max" ] || kmgr_die "--jobs $jobs: at most $max on $ncpu CPU(s) (more would wait over ${turn_maxwait} s for a turn)"
 root=$(cd "$(dirname "$0")/.." && pwd)
 IFS=, read -r -a tlist <<<"$targets"
 [ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
@@ -147,7 +152,7 @@ listener="" listener_dir=""
 # afl_turn_secs: the turn of instances that outnumber the CPUs: no
 # instance waits more than 2 s for its next turn (AFL++ times an execution
 # under way across the stop, against -t 5000)
-afl_turn_secs() { kmgr_turn_secs "$jobs" "$ncpu" 2; }
+afl_turn_secs() { kmgr_turn_secs "$jobs" "$ncpu" "$turn_maxwait"; }
 # afl_instance K SIG|alive (kmgr_turns): SIG to instance K's afl-fuzz
 # alone (its fork server, in a session of its own, finishes the execution
 # under way and waits)

@@ -203,6 +203,8 @@ if [ "$programs_only" = 0 ]; then
 	expect_bad "ci/afl.sh --targets ," bash "$root/ci/afl.sh" --targets ,
 	expect_bad "ci/afl.sh --seconds 5" bash "$root/ci/afl.sh" --seconds 5
 	expect_bad "ci/afl.sh --seconds x" bash "$root/ci/afl.sh" --seconds x
+	expect_bad "ci/afl.sh --jobs 100000" bash "$root/ci/afl.sh" --jobs 100000
+	expect_bad "ci/fuzz.sh --jobs 100000" bash "$root/ci/fuzz.sh" --jobs 100000
 	expect_bad "ci/fuzz.sh --targets ," bash "$root/ci/fuzz.sh" --targets ,
 	expect_bad "ci/fuzz.sh --seconds 1" bash "$root/ci/fuzz.sh" --seconds 1
 fi

@@ -15,7 +15,8 @@
 # each restarted after a finding for the rest of the budget; the figures
 # are their sum.  More workers than those CPUs take turns, as many at a
 # time as there are CPUs, for a turn of up to 2 s each (ci/lib/turns.sh:
-# two workers at once on one CPU pay x1.04-1.12 CPU an execution).
+# two workers at once on one CPU pay x1.04-1.12 CPU an execution); at most
+# 41 workers a CPU, so that none waits over 10 s for its turn.
 # --keep-going: libFuzzer's fork mode instead (-fork=N), each crash,
 # timeout or OOM recorded and the budget continued
 # (-ignore_crashes/-ignore_timeouts/-ignore_ooms; --fork is the same flag),
@@ -83,6 +84,10 @@ case "$preset" in asan | msan | tsan) ;; *) kmgr_die "preset must be asan, msan 
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -gt 0 ] || kmgr_die "--minutes N, N >= 1"
 [ -z "$seconds" ] || { [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 2 ]; } || kmgr_die "--seconds N, N >= 2"
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
+# a worker waits at most turn_maxwait seconds for its turn (turn_secs)
+turn_maxwait=10
+max=$(kmgr_turns_max "$ncpu" "$turn_maxwait")
+[ "$jobs" -le "$max" ] || kmgr_die "--jobs $jobs: at most $max on $ncpu CPU(s) (more would wait over ${turn_maxwait} s for a turn)"
 if [ "$json_given" = 1 ]; then
 	# checked before the build and the run, not after them
 	[ -n "$json" ] || kmgr_die "--json: give a file name"
@@ -376,7 +381,7 @@ run_target() {
 # turn_secs: the turn of workers that outnumber the CPUs: no worker waits
 # more than 10 s for its next turn (libFuzzer counts a stopped unit's wait
 # against its 25-s timeout)
-turn_secs() { kmgr_turn_secs "$jobs" "$ncpu" 10; }
+turn_secs() { kmgr_turn_secs "$jobs" "$ncpu" "$turn_maxwait"; }
 # turns_note: ", taking turns ..." when the in-process workers outnumber
 # the CPUs (fork mode: libFuzzer runs its own)
 turns_note() {

@@ -20,6 +20,13 @@
 #       worker's execution under way counts that wait against its
 #       timeout), never under 0.25 s.
 #
+#   kmgr_turns_max CPUS MAXWAIT
+#       the most workers CPUS can take turns for, in turns of 0.25 s or
+#       more, none waiting more than MAXWAIT seconds for its next turn:
+#       beyond it kmgr_turn_secs' floor would make them wait longer (past
+#       41 libFuzzer workers a CPU, 9 AFL++ instances), so fuzz.sh and
+#       afl.sh refuse such a --jobs.
+#
 # Why (docs/bench-notes/2026-12-05-worker-turns.md): two fuzz workers at
 # once on one CPU switch every 50 ms or so (their slice,
 # fuzz/harness/slice.c), and pay x1.04-1.11 CPU for the same executions
@@ -29,6 +36,7 @@
 # way counts its wait against libFuzzer's 25-s timeout; the turns keep
 # that wait under 10 s (kmgr_turn_secs).
 
+kmgr_turns_max() { awk -v c="$1" -v m="$2" 'BEGIN { print (int(m / 0.25) + 1) * c }'; }
 kmgr_turn_secs() {
 	awk -v n="$1" -v c="$2" -v m="$3" 'BEGIN { w = int((n - 1) / c)
 		t = 2; if (w * t > m) t = m / w; if (t < 0.25) t = 0.25; print t }'

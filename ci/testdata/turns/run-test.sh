@@ -16,6 +16,10 @@
 #     the stopped loop runs again (a stopped process acts on no signal but
 #     SIGKILL: fuzz.sh's stop would otherwise wait 5 s for it)
 #   - with every loop gone, kmgr_turns returns by itself within a turn
+#   - kmgr_turns_max CPUS MAXWAIT (fuzz.sh's and afl.sh's --jobs cap) is
+#     the most workers whose wait, turns of kmgr_turn_secs over the
+#     workers ahead, stays within MAXWAIT: for 1-4 CPUs, MAXWAIT 2 and 10,
+#     it does at the cap and not at one more
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$root/ci/lib/turns.sh"
@@ -88,6 +92,20 @@ wait "${w[@]}" 2>/dev/null
 s=$SECONDS
 (kmgr_turns 2 0.4 3 tw)
 [ $((SECONDS - s)) -le 2 ] || fail "kmgr_turns with no loop left ran $((SECONDS - s)) s"
+# the cap: at kmgr_turns_max workers the wait (the turn times the workers
+# ahead of one on its CPU) is within MAXWAIT, at one more it is not
+for c in 1 2 3 4; do
+	for m in 2 10; do
+		max=$(kmgr_turns_max "$c" "$m")
+		for nw in "$max" $((max + 1)); do
+			t=$(kmgr_turn_secs "$nw" "$c" "$m")
+			within=$(awk -v n="$nw" -v c="$c" -v t="$t" -v m="$m" 'BEGIN { print (int((n - 1) / c) * t <= m) }')
+			want=$([ "$nw" = "$max" ] && echo 1 || echo 0)
+			[ "$within" = "$want" ] ||
+				fail "kmgr_turns_max $c $m = $max: $nw workers in turns of ${t}s wait $(awk -v n="$nw" -v c="$c" -v t="$t" 'BEGIN { print int((n - 1) / c) * t }') s"
+		done
+	done
+done
 echo "turns-test: $n samples, $over without exactly one stopped; CPU ticks ${cpu[*]}; SIGTERM: exit $rc, states after: $st"
 [ "$bad" = 0 ] && echo "turns-test: ok"
 exit "$bad"
