@@ -12,10 +12,12 @@
 # runs FUZZER twice, -seed=7 -runs=RUNS, each on a fresh copy of CORPUS,
 # and compares the lines of each new or reduced input (what was kept, the
 # mutations and their dictionary entries), less the figures that depend
-# on time (exec/s, rss) and the execution count.  Without libFuzzer's leak
-# check (-detect_leaks=0): it runs an input again when more was allocated
-# than freed during it, and with it one pair of campaigns in six to twelve
-# still parted (a source not found yet; docs/fuzzing.md, "Same seed").
+# on time (exec/s, rss) and the execution count.  Without libFuzzer's two
+# sources of its own (docs/fuzzing.md, "Same seed"): the corpus reload,
+# which rereads the folder every second by the clock (-reload=0), and the
+# leak check, which runs an input again when more was allocated than
+# freed during it (-detect_leaks=0); with either, one pair of campaigns
+# in six to twelve parted.
 set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: same_seed.sh FUZZER WORK CORPUS RUNS" >&2; exit 2; }
 bin=$1 work=$2 corpus=$3 runs=$4
@@ -24,7 +26,7 @@ mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 for k in 1 2; do
 	cp -r "$corpus" "$work/c$k"
-	"$bin" -seed=7 -detect_leaks=0 -runs="$runs" -max_len=4096 "$work/c$k" >"$work/log$k" 2>&1 || {
+	"$bin" -seed=7 -detect_leaks=0 -reload=0 -runs="$runs" -max_len=4096 "$work/c$k" >"$work/log$k" 2>&1 || {
 		echo "same_seed: campaign $k failed:" >&2
 		tail -20 "$work/log$k" >&2
 		exit 1
