@@ -16,11 +16,12 @@
 #     environment, replays the bucket's file: exit 0, "reproduced 10/10"
 #     and the bucket's signature
 #   - nothing of the run left 5 s later, no scratch file in its work folder
-#   - then a run of 10 s resuming that folder, which has crash files to
-#     group again, interrupted by SIGINT as it groups them: exit 130
-#     within 5 s, its summary marked, no replay of the triage left 5 s
-#     later, no scratch file
-# About 40-70 s in all; ci/test.sh runs it with afl_campaign.
+#   - then a run of 10 s resuming that folder, which finds the bug again
+#     (AFL++ moves the earlier run's crashes to crashes.<date>/) and has
+#     its own crash files to group, interrupted by SIGINT as it groups
+#     them: exit 130 within 5 s, its summary marked, no replay of the
+#     triage left 5 s later, no scratch file
+# About 60-80 s in all; ci/test.sh runs it after afl_campaign.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/afl-mutant-test.XXXXXX")
@@ -83,7 +84,7 @@ for _ in $(seq 25); do [ -n "$(left)" ] || break; sleep 0.2; done
 scratch=$(find "$work" -maxdepth 1 -name '.summary*' | head -n 3)
 [ -z "$scratch" ] || fail "scratch files left in the work folder: $scratch"
 
-# Interrupted while it groups: a resumed run has its crash files to group
+# Interrupted while it groups: the resumed run finds the bug again
 env -i PATH=/usr/bin:/bin HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" KMGR_CAMPAIGN_MARK="$mark" \
 	KMGR_AFL_WORK="$work" bash "$src/ci/afl.sh" --seconds 10 --jobs 2 --targets api_seq \
 	>"$tmp/int.out" 2>&1 &
