@@ -67,18 +67,11 @@ done
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 # an instance waits at most turn_maxwait seconds for its turn (afl_turn_secs)
 turn_maxwait=2
-max=$(kmgr_turns_max "$ncpu" "$turn_maxwait")
-[ "$jobs" -le "$max" ] || kmgr_die "--jobs $jobs: at most $max on $ncpu CPU(s) (more would wait over ${turn_maxwait} s for a turn)"
+kmgr_jobs_fit "$jobs" "$ncpu" "$turn_maxwait"
 root=$(cd "$(dirname "$0")/.." && pwd)
-IFS=, read -r -a tlist <<<"$targets"
-[ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
-for t in "${tlist[@]}"; do
-	# a target is in fuzz/targets/TARGETS and has a corpus (corpus/regressions
-	# is a folder of replay inputs, not a target), as fuzz.sh checks
-	[[ ",$(kmgr_targets)," == *",$t,"* ]] && [ -d "$root/corpus/$t" ] ||
-		kmgr_die "unknown target '$t' (targets: $(kmgr_targets))"
-done
 KMGR_ROOT=$root
+tlist=()
+kmgr_target_list "$targets"
 . "$root/ci/lib/toolchain.sh"
 kmgr_toolchain afl.sh
 

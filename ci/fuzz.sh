@@ -86,8 +86,7 @@ case "$preset" in asan | msan | tsan) ;; *) kmgr_die "preset must be asan, msan 
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] || kmgr_die "--jobs N, N >= 1"
 # a worker waits at most turn_maxwait seconds for its turn (turn_secs)
 turn_maxwait=10
-max=$(kmgr_turns_max "$ncpu" "$turn_maxwait")
-[ "$jobs" -le "$max" ] || kmgr_die "--jobs $jobs: at most $max on $ncpu CPU(s) (more would wait over ${turn_maxwait} s for a turn)"
+kmgr_jobs_fit "$jobs" "$ncpu" "$turn_maxwait"
 if [ "$json_given" = 1 ]; then
 	# checked before the build and the run, not after them
 	[ -n "$json" ] || kmgr_die "--json: give a file name"
@@ -106,14 +105,8 @@ build=${KMGR_FUZZ_BUILD:-$root/build/$preset}
 . "$root/sanitizers/env.sh"
 # TSan: no abort after a report (ci/lib/options.sh, kmgr_tsan_no_abort)
 [ "$preset" != tsan ] || kmgr_tsan_no_abort
-IFS=, read -r -a tlist <<<"$targets"
-[ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
-for t in "${tlist[@]}"; do
-	# a target is a fuzz/targets/<t>.c with its corpus (corpus/regressions
-	# is a folder of replay inputs, not a target)
-	[[ ",$(kmgr_targets)," == *",$t,"* ]] && [ -d "$root/corpus/$t" ] ||
-		kmgr_die "unknown target '$t' (targets: $(kmgr_targets))"
-done
+tlist=()
+kmgr_target_list "$targets"
 
 # target_flags T: libFuzzer flags from corpus/T.options into the array
 # tflags (a dict named relative to the file resolved next to it); sanitizer

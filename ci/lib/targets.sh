@@ -5,6 +5,11 @@
 #
 #   kmgr_targets [SEP]
 #       the targets in build order, separated by SEP (default ",")
+#
+#   kmgr_target_list LIST
+#       LIST (a,b) into the array tlist; each name must be a target of the
+#       registry with a corpus (corpus/regressions is a folder of replay
+#       inputs, not a target): else bad usage (kmgr_die, ci/lib/usage.sh)
 
 kmgr_targets() {
 	local sep=${1:-,} root=${KMGR_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -15,4 +20,15 @@ kmgr_targets() {
 		return 1
 	fi
 	echo "${names// /$sep}"
+}
+
+kmgr_target_list() {
+	local root=${KMGR_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)} t all
+	all=$(kmgr_targets ,) || exit 1
+	IFS=, read -r -a tlist <<<"$1"
+	[ ${#tlist[@]} -gt 0 ] && [ -n "${tlist[*]}" ] || kmgr_die "--targets: no target named"
+	for t in "${tlist[@]}"; do
+		[[ ",$all," == *",$t,"* ]] && [ -d "$root/corpus/$t" ] ||
+			kmgr_die "unknown target '$t' (targets: $all)"
+	done
 }

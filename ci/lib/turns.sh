@@ -27,6 +27,10 @@
 #       41 libFuzzer workers a CPU, 9 AFL++ instances), so fuzz.sh and
 #       afl.sh refuse such a --jobs.
 #
+#   kmgr_jobs_fit JOBS CPUS MAXWAIT
+#       bad usage (kmgr_die, ci/lib/usage.sh) when JOBS is over
+#       kmgr_turns_max CPUS MAXWAIT, with the limit in its line
+#
 # Why (docs/bench-notes/2026-12-05-worker-turns.md): two fuzz workers at
 # once on one CPU switch every 50 ms or so (their slice,
 # fuzz/harness/slice.c), and pay x1.04-1.11 CPU for the same executions
@@ -37,6 +41,12 @@
 # that wait under 10 s (kmgr_turn_secs).
 
 kmgr_turns_max() { awk -v c="$1" -v m="$2" 'BEGIN { print (int(m / 0.25) + 1) * c }'; }
+kmgr_jobs_fit() {
+	local max
+	max=$(kmgr_turns_max "$2" "$3")
+	[ "$1" -le "$max" ] ||
+		kmgr_die "--jobs $1: at most $max on $2 CPU(s) (more would wait over $3 s for a turn)"
+}
 kmgr_turn_secs() {
 	awk -v n="$1" -v c="$2" -v m="$3" 'BEGIN { w = int((n - 1) / c)
 		t = 2; if (w * t > m) t = m / w; if (t < 0.25) t = 0.25; print t }'
