@@ -2,10 +2,10 @@
 # ci/testdata/afl-campaign/mutant.sh - ci/afl.sh after a real finding, as a
 # user runs it (the ctest afl_campaign_mutant): mutants/fuzz-5-wrong-arm.patch
 # applied in a copy of the tree, then, from a plain shell in that copy,
-# `ci/afl.sh --seconds 20 --jobs 2 --targets api_seq`, which builds the afl
+# `ci/afl.sh --seconds 10 --jobs 2 --targets api_seq`, which builds the afl
 # and CmpLog trees there (for one target, 10-20 s each) and finds the bug
 # within seconds, saving a crash file for nearly every input that hits it
-# (176 in 30 s).  What it says after the finding:
+# (147 in 10 s).  What it says after the finding:
 #   - exit 1 and "afl.sh: N crash(es)"
 #   - the crash files grouped into buckets, one line a bug ("N crash
 #     file(s) in M bucket(s)", N the files listed in
@@ -44,7 +44,7 @@ src=$tmp/src work=$tmp/work
 kmgr_tree_copy "$root" "$src" && kmgr_apply_mutant "$src" "$root/mutants/fuzz-5-wrong-arm.patch" ||
 	{ echo "afl-campaign-test: mutant: FAIL: cannot make the mutant tree"; exit 1; }
 env -i PATH=/usr/bin:/bin HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" KMGR_CAMPAIGN_MARK="$mark" \
-	KMGR_AFL_WORK="$work" bash "$src/ci/afl.sh" --seconds 20 --jobs 2 --targets api_seq \
+	KMGR_AFL_WORK="$work" bash "$src/ci/afl.sh" --seconds 10 --jobs 2 --targets api_seq \
 	>"$tmp/out" 2>&1 &
 pid=$!
 wait "$pid"
