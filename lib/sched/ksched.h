@@ -151,7 +151,8 @@ void ks_ctl_yield(const char *site);
 uint64_t ks_ctl_now_ns(void);
 /* Virtual time now, then tick_ns more: a program's clock read (kpt), so
  * that time passes as it runs and a loop that polls the clock ends (ctl.c
- * moves time otherwise only when no thread can run). */
+ * moves time otherwise only when no thread can run); the sleepers and
+ * timed waits whose time that passes become runnable. */
 uint64_t ks_ctl_clock_read(uint64_t tick_ns);
 int ks_ctl_thread_create(ks_thread_t *t, const char *name, void *(*fn)(void *), void *arg,
                          const char *site);
