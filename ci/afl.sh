@@ -122,9 +122,9 @@ budget_s=$((minutes * 60)) budget="${minutes} min"
 share=$((budget_s / ${#tlist[@]}))
 [ "$share" -ge 10 ] || share=10
 summary=$(mktemp "$work/.summary.XXXXXX" 2>/dev/null) || failed "cannot write in $work"
-# copies of the crash files for triage, gone with the summary file
+# copies of the crash files for triage (grouping, at the end), gone with
+# the summary file as every "$summary".* is
 findings=$summary.findings
-mkdir -p "$findings" && : >"$findings.map" || failed "cannot write in $work"
 pids=() tp=""
 # Every process of this run carries KMGR_AFL_RUN=$run in its environment
 # (ci/lib/afl.sh says why): what a kill of the afl-fuzz pids misses, the
@@ -136,7 +136,7 @@ run=$$.$RANDOM$RANDOM
 # lock (9>&-), as fuzz.sh's: the next run, started at once, is not refused.
 setsid bash -c '. "$3"; while kill -0 "$1" 2>/dev/null && [ -e "$2" ]; do sleep 0.5; done
 	[ -e "$2" ] || exit 0
-	kmgr_reap_tagged "KMGR_AFL_RUN=$4" afl-watchdog; rm -rf "$2" "$2.findings" "$2.findings.map"' afl-watchdog "$$" "$summary" \
+	kmgr_reap_tagged "KMGR_AFL_RUN=$4" afl-watchdog; rm -rf "$2" "$2".*' afl-watchdog "$$" "$summary" \
 	"$root/ci/lib/afl.sh" "$run" </dev/null >/dev/null 2>&1 9>&- &
 # stop_all: SIGTERM to the instances (they write their stats), up to 5 s
 # for them to end, then SIGKILL to whatever of the run is left (SIGKILL
@@ -188,7 +188,7 @@ cleanup() {
 		printf '%-12s %8s %8s %9s %8s %8s %6s\n' target execs/s edges stability corpus crashes hangs
 		cat "$summary"
 	fi
-	rm -rf "$summary" "$findings" "$findings.map"
+	rm -rf "$summary" "$summary".*
 }
 trap cleanup EXIT
 trap 'interrupted=INT; exit 130' INT
@@ -265,10 +265,9 @@ seeds() {
 
 # summary_row T OUT BEFORE SECONDS NOTE: T's row of the summary; execs/s:
 # every instance's executions over the SECONDS the instances ran.  T's
-# crash files are listed in $work/T/crashes.txt and copied for triage
-# ($findings/T/<instance>-<file>, their origins in $findings.map).
+# crash files are listed in $work/T/crashes.txt.
 summary_row() {
-	local t=$1 out=$2 eps nc c n=0 inst
+	local t=$1 out=$2 eps nc c n=0
 	eps=$(afl_stat "$out" execs_done | sum)
 	eps=$(((eps - $3) / ($4 > 0 ? $4 : 1)))
 	nc=$(afl_stat "$out" saved_crashes | sum)
@@ -277,16 +276,10 @@ summary_row() {
 		"$(afl_stat "$out" stability | paste -sd/ -)" "$(afl_stat "$out" corpus_count | sort -n | tail -1)" "$nc" \
 		"$(afl_stat "$out" saved_hangs | sum)" "$5" >>"$summary"
 	: >"$work/$t/crashes.txt"
-	mkdir -p "$findings/$t"
 	for c in "$out"/*/crashes/id:*; do
 		[ -f "$c" ] || continue
 		n=$((n + 1))
 		printf '%s\n' "$c" >>"$work/$t/crashes.txt"
-		# OUT/<instance>/crashes/id:...: instances number their files alike
-		inst=${c%/crashes/*}
-		inst=${inst##*/}
-		cp "$c" "$findings/$t/$inst-${c##*/}"
-		printf '%s/%s-%s\t%s\n' "$t" "$inst" "${c##*/}" "$c" >>"$findings.map"
 	done
 	[ "$n" = 0 ] || printf '    %d crash file(s), listed in %s\n' "$n" "$work/$t/crashes.txt" >>"$summary"
 }
@@ -441,6 +434,19 @@ done
 # background, tagged: a signal is handled at once (bash runs a trap only
 # after a foreground command ends), and stop_all reaps the replays.
 rm -f "$work/buckets.json"
+# the copies: $findings/T/<instance>-<file> (instances number their files
+# alike), their origins in $findings.map
+mkdir -p "$findings" && : >"$findings.map" || failed "cannot write in $work"
+for t in "${tlist[@]}"; do
+	for c in "$work/$t/out"/*/crashes/id:*; do
+		[ -f "$c" ] || continue
+		inst=${c%/crashes/*}
+		inst=${inst##*/}
+		mkdir -p "$findings/$t"
+		cp "$c" "$findings/$t/$inst-${c##*/}"
+		printf '%s/%s-%s\t%s\n' "$t" "$inst" "${c##*/}" "$c" >>"$findings.map"
+	done
+done
 if [ -s "$findings.map" ]; then
 	echo "== afl.sh: grouping $(wc -l <"$findings.map") crash file(s) (kmgr-repro triage)"
 	if AFL_QUIET=1 cmake --build "$build" -j2 --target kmgr-repro >"$work/logs/build-kmgr-repro.log" 2>&1; then

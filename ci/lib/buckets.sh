@@ -12,7 +12,9 @@
 #       signature, its smallest finding (the original, not the copy) and
 #       the command that replays it, quoted for any POSIX sh; writes the
 #       buckets as JSON to OUT.  Status 1 with one line on stdout when
-#       triage fails (OUT is then not written).
+#       triage fails (OUT is then not written).  Its scratch files are
+#       COPIES.triage and COPIES.err: COPIES belongs in the caller's scratch
+#       space.
 #
 #   kmgr_shq S
 #       S in single quotes for any POSIX sh (a ' as '\''), whatever bytes
@@ -20,15 +22,13 @@
 #       dash runs as text.
 
 kmgr_buckets() {
-	local tool=$1 copies=$2 map=$3 noun=$4 out=$5 err
-	err=$(mktemp "${TMPDIR:-/tmp}/kmgr-triage.XXXXXX") || return 1
-	if ! "$tool" triage "$copies" --json >"$out.triage" 2>"$err"; then
-		echo "  ($noun(s) not grouped: kmgr-repro triage failed: $(tail -n 1 "$err"))"
-		rm -f "$err" "$out.triage"
+	local tool=$1 copies=$2 map=$3 noun=$4 out=$5
+	# triage's output beside COPIES, in the caller's scratch space
+	if ! "$tool" triage "$copies" --json >"$copies.triage" 2>"$copies.err"; then
+		echo "  ($noun(s) not grouped: kmgr-repro triage failed: $(tail -n 1 "$copies.err"))"
 		return 1
 	fi
-	rm -f "$err"
-	python3 - "$out.triage" "$copies" "$map" "$tool" "$noun" "$out" <<'PY'
+	python3 - "$copies.triage" "$copies" "$map" "$tool" "$noun" "$out" <<'PY'
 import json, os, shlex, sys
 tri, copies, mapf, tool, noun, out = sys.argv[1:]
 orig = {}
@@ -51,9 +51,6 @@ for b in buckets:
     print("  %5d  %s\n         e.g. %s\n         reproduce: %s" % (
         b["count"], b["signature"], b["example"], b["reproduce"]))
 PY
-	local rc=$?
-	rm -f "$out.triage"
-	return "$rc"
 }
 
 kmgr_shq() {
